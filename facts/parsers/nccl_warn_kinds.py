@@ -67,6 +67,14 @@ as the comment line under it shows (bench/nccl_warn_study.py diagnoses each)::
     'rank_out_of_range'
     >>> kind("Cannot use cuda/gdr transports as part of specified UCX_TLS")
     'ucx_tls_cuda_refused'
+    >>> kind("NET/IB: Encountered a stale CQE with error for slot=3. Slot was already handled (comm=0x7f3a2c000000, wc.wr_id=3, wc.status=IBV_WC_RETRY_EXC_ERR(12), wc.opcode=IBV_WC_SEND(0)).")
+    'ib_resiliency_recovering'
+    >>> kind("NET/IB: Attempting to repost an unused request (id=42).")
+    'nccl_internal_error'
+    >>> kind("ncclPutSignal: peerWin is NULL")
+    'nccl_invalid_usage'
+    >>> kind("Thread creation failed: Invalid argument") is None
+    True
 """
 from __future__ import annotations
 
@@ -84,15 +92,18 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
     ("ib_device_query_failed", re.compile(r"^NET/IB\w* ?: ?Unable to query (?:device \S+|port(?:_num)? \d+)")),
     # WARN("NET/IB: Got CQE with error (devIndex=%d, req=%p, comm=%p (%s), wr_id=%lu, qp_num=%d)", ...)   (net_ib/p2p.cc:854)
     # NET/IB: Got CQE with error (devIndex=0, req=0x7f3a2c001200, comm=0x7f3a2c000000 (send), wr_id=17, qp_num=4711)
-    ("ib_cqe_error", re.compile(r"^NET/IB\w* ?: ?Got CQE with error \(")),
+    #   (v2.29.7-1 .. v2.30.4-1 p2p.cc:783: "NET/IB: %s: Got CQE with error (...)", __func__ first)
+    ("ib_cqe_error", re.compile(r"^NET/IB\w* ?: ?(?:\S+: )?Got CQE with error \(")),
     # WARN("Call to %s failed with error %s errno %d", "ibv_set_ece", ...) of IBV_INT_CHECK_RET_ERRNO_OPTIONAL in wrap_ibv_set_ece
     #   (misc/ibvwrap.cc, 2.19+; EOPNOTSUPP is an INFO there and NCCL goes on without ECE): the HCA refused the connection options
     # Call to ibv_set_ece failed with error Invalid argument errno 22      (NVIDIA/JAX-Toolbox#740, quoted by XLA)
     ("ib_ece_rejected", re.compile(r"^Call to ibv_set_ece failed with error (?!Operation not supported)")),
     # WARN("Multiple Ranks are using the same GPU/Partition. Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this ...")
-    #   (init.cc:1057; "Duplicate GPU detected : rank %d and rank %d both on CUDA device %lx" before it, read by nccl_log_setup)
+    #   (init.cc:1057; v2.30.3-1 .. v2.30.4-1 graph/topo.cc:1977 "Multiple ranks detected using the same GPU on this node. Set
+    #   NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this configuration."; "Duplicate GPU detected : rank %d and rank %d both on CUDA device %lx" before it, read by nccl_log_setup)
     # Multiple Ranks are using the same GPU/Partition. Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this feature
-    ("multiple_ranks_same_gpu", re.compile(r"^Multiple Ranks are using the same GPU")),
+    ("multiple_ranks_same_gpu", re.compile(r"^Multiple Ranks are using the same GPU"
+                                           r"|^Multiple ranks detected using the same GPU on this node\. Set NCCL_MULTI_RANK_GPU_ENABLE=1")),
     # WARN("Mismatched NCCL version detected : rank %d version %d rank %d version %d", ...)   (init.cc:1043)
     # Mismatched NCCL version detected : rank 0 version 22703 rank 4 version 21805
     ("nccl_version_mismatch", re.compile(r"^Mismatched NCCL version detected : rank \d+ version \d+ rank \d+ version \d+")),
@@ -298,6 +309,191 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
     #   prints it as INFO and goes on: a GPU with no PCI device in /sys, as WSL2's paravirtualised GPU has
     # DESKTOP:36629:36635 [0] graph/xml.cc:332 NCCL WARN Could not find real path of /sys/class/pci_bus/0000:21/../../0000:21:00.0   (NVIDIA/nccl#442, WSL)
     ("pci_sysfs_path_missing", re.compile(r"^Could not find real path of /sys/class/pci_bus/\S+\s*$")),
+    # Round rT4 (issue 11): the WARN forms NCCL 2.29-2.30 added, grouped by what the operator must do. Each is NCCL's
+    # WARN("...") format of v2.30.7-1 (the 2.29.7-2.30.4 forms of net_ib/p2p_resiliency*.cc and p2p.cc print
+    # "NET/IB: %s: ", __func__, before the same words; (?:\S+: )? takes it). The lines under each are the formats filled
+    # in (CONSTRUCTED; bench/nccl_warn_formats.yaml holds every one with its file:line).
+    # IB resiliency (NCCL_IB_RESILIENCY) recovering a failed device: the job goes on, slower
+    #   WARN("NET/IB: Encountered a stale CQE with error for slot=%ld. Slot was already handled (...)")  (p2p_resiliency.cc:350, returns ncclSuccess)
+    #   WARN("NET/IB: Unrecognized request. It might be a CTS message for which the request was already completed. Continue.")  (:330)
+    #   WARN("NET/IB: Cannot replace QP with qpIndex=%d because the new QP (...) is not on a functional device (state=%d)")  (:98, tries the next QP)
+    #   WARN("NET/IB: There are still %d outstanding recovery operations on the resiliency context (comm=%p) being destroyed.")  (:975)
+    # NET/IB: Encountered a stale CQE with error for slot=3. Slot was already handled (comm=0x7f3a2c000000, wc.wr_id=3, wc.status=IBV_WC_RETRY_EXC_ERR(12), wc.opcode=IBV_WC_SEND(0)).
+    ("ib_resiliency_recovering", re.compile(
+        r"^NET/IB: (?:\S+: )?(?:Encountered a stale CQE with error for slot=\d+\. Slot was already handled"
+        r"|Unrecognized request\. It might be a CTS message for which the request was already completed"
+        r"|Cannot replace QP with qpIndex=\d+ because the new QP \(.*\) is not on a functional device"
+        r"|There are still \d+ outstanding recovery operations on the resiliency context)")),
+    # IB resiliency giving up: the failed device could not be replaced or probed back, ncclRemoteError / ncclInternalError follows
+    #   WARN("NET/IB: Unsupported completion status %s (%d)")  (p2p_resiliency.cc:42: a status other than flush / retry exceeded,
+    #   then "The error is fatal (Fatal error status in work completion)")
+    #   WARN("NET/IB: Maximum number of probing attempts (%ld) reached for request %p (id=%ld). Cannot post another probe.")  (:460)
+    #   WARN("NET/IB: Could not find a functional device to post the probe for request %p (id=%ld)")  (:488)
+    #   WARN("NET/IB: Could not find a replacement QP for the failed QP with qpIndex=%d (devIndex=%d)")  (:116)
+    #   WARN("NET/IB: Failed to initialize a resiliency send request (req=%p, ..., wc.status=%s(%d), ...)")  (:360)
+    # NET/IB: Maximum number of probing attempts (10) reached for request 0x7f3a2c001200 (id=42). Cannot post another probe.
+    ("ib_resiliency_recovery_failed", re.compile(
+        r"^NET/IB: (?:\S+: )?(?:Unsupported completion status \S+ \(-?\d+\)|Maximum number of probing attempts \(\d+\) reached"
+        r"|Could not find a functional device to post the probe|Could not find a replacement QP for the failed QP"
+        r"|Failed to initialize a resiliency send request \()")),
+    # NCCL_IB_* settings the IB transport refuses (ncclInvalidArgument / ncclInternalError; the connection fails)
+    #   WARN("NET/IB: NCCL_IB_SUBNET_PREFIX_LEN=%d is out of range [1,32]")  (net_ib/connect.cc:529)
+    #   WARN("NET/IB: OOO RQ is force enabled but AR is not enabled, ...")  ("... but not supported on both sides ...", "... but size %u
+    #   is less than the required recv work request size %u ...": connect.cc:1191-1205, NCCL_IB_OOO_RQ=1 on a device or peer without it)
+    #   WARN("NET/IB: Requested alive message batch size %d exceeds maximum supported %d")  (p2p_resiliency_recovery.cc:767)
+    #   WARN("No algorithm/protocol available for function %s with datatype %s.%s%s")  (enqueue.cc:2063, with " NCCL_ALGO was set
+    #   to %s." or " NCCL_PROTO was set to %s.": ncclInvalidUsage; without them ncclInternalError, left unread here)
+    #   WARN("Requested number of exclusive GIN contexts (%d) exceeds the unallocated count (%d). Use NCCL_GIN_NCONTEXTS ...")
+    #   WARN("No shared contexts are available (%d requested) as all have been allocated for exclusive use. Use NCCL_GIN_NCONTEXTS ...")  (dev_runtime.cc:882, 889)
+    #   WARN("VA represented by {userPtr = %p, size = %zu} contains CPU-backed physical segments, but NCCL_ELASTIC_BUFFER_REGISTER is set to 0. ...")  (dev_runtime_segments.cc:46)
+    # NET/IB: OOO RQ is force enabled but AR is not enabled, which is required for OOO RQ (device=mlx5_0)
+    ("nccl_setting_refused", re.compile(
+        r"^NET/IB: (?:\S+: )?(?:NCCL_IB_SUBNET_PREFIX_LEN=-?\d+ is out of range|OOO RQ is force enabled but "
+        r"|Requested alive message batch size -?\d+ exceeds maximum supported)"
+        r"|^No algorithm/protocol available for function \w+ with datatype \w+\. NCCL_(?:ALGO|PROTO) was set to "
+        r"|^(?:Requested number of exclusive GIN contexts \(\d+\) exceeds|No shared contexts are available \(\d+ requested\))"
+        r".*Use NCCL_GIN_NCONTEXTS"
+        r"|^VA represented by \{userPtr = \S+, size = \d+\} contains CPU-backed physical segments, but NCCL_ELASTIC_BUFFER_REGISTER is set to 0")),
+    # a setting NCCL replaced with another value and went on (the operator's setting did not take effect)
+    #   WARN("NCCL_NET_MERGE_POLICY: unknown value '%s', defaulting to ALL")  (graph/topo.cc:1757)
+    #   WARN("Both NCCL_CTA_POLICY_ZERO and NCCL_CTA_POLICY_EFFICIENCY are set in CTAPolicy (%d). Unsetting POLICY_EFFICIENCY.")  (init.cc:2219)
+    #   WARN("graphStreamOrdering=0 with graphUsageMode=2 (graph mixing) is not supported; falling back to graphStreamOrdering=1 ...")  (init.cc:2460)
+    #   WARN("NET/IB: %s: Resiliency requires pre-posted receive work requests. Enabling pre-posting.")  (v2.29.7-1 net_ib/common.cc:71,
+    #   NCCL_IB_PREPOST_RECEIVE_WORK_REQUESTS=0 overridden)
+    #   WARN("NET/IB: Resiliency is enabled on a %s communicator (comm=%p) with a single device. This does not make sense ...")  (p2p_resiliency.cc:778)
+    # NCCL_NET_MERGE_POLICY: unknown value 'SAME_NUMA', defaulting to ALL
+    ("nccl_setting_overridden", re.compile(
+        r"^NCCL_NET_MERGE_POLICY: unknown value '.*', defaulting to ALL"
+        r"|^Both NCCL_CTA_POLICY_ZERO and NCCL_CTA_POLICY_EFFICIENCY are set in CTAPolicy \(-?\d+\)\. Unsetting POLICY_EFFICIENCY"
+        r"|^graphStreamOrdering=0 with graphUsageMode=2 \(graph mixing\) is not supported; falling back"
+        r"|^NET/IB: (?:\S+: )?(?:Resiliency requires pre-posted receive work requests\. Enabling pre-posting"
+        r"|Resiliency is enabled on a \w+ communicator \(comm=\S+\) with a single device)")),
+    # the application's NCCL calls refused: an argument, a config attribute or a call order NCCL does not accept
+    #   (ncclInvalidArgument / ncclInvalidUsage; enqueue.cc:2827-2905 ncclPutSignal / ncclSignal / ncclWaitSignal, init.cc:2385-2404
+    #   ncclConfig_t attributes ("Invalig" is NCCL's spelling), init.cc:3230-3286 ncclCommGrow, dev_runtime.cc's device-API and window
+    #   calls, rma/rma_ce.cc:300, net_ib/gin.cc:631, bootstrap.cc:335, 343, 437, 464, misc/argcheck.cc:104-172 (ranks passing differently registered buffers),
+    #   mem_manager.cc:405, 537 (ncclCommSuspend / ncclCommResume out of order), dev_runtime_segments.cc:95, 114 (Elastic GIN:
+    #   ranks registering different segments))
+    # ncclPutSignal: peerWin is NULL
+    # Invalig config graphUsageMode attribute value 7
+    ("nccl_invalid_usage", re.compile(
+        r"^(?:Context|Signal index) -?\d+ is invalid \(must be 0\)|^Flags \d+ is invalid \(must be 0\)"
+        r"|^ncclPutSignal: (?:peerWin is NULL|srcBuff is NULL|srcWinHost is not in a valid symmetric window)"
+        r"|^ncclSignal: count must be 0|^ncclWaitSignal: (?:invalid arguments|descriptor -?\d+ has invalid)"
+        r"|^Invali[dg] config \w+ attribute value -?\d+"
+        r"|^ncclCommGrow: (?:total ranks must be positive|total ranks -?\d+ is less than current ranks|existing ranks must pass rank=-1"
+        r"|new ranks must pass (?:valid rank|non-NULL uniqueId)|new rank -?\d+ exceeds total ranks)"
+        r"|^Cannot (?:get communicator properties|create device communicator): \w+ argument must be initialized via"
+        r"|^(?:\w+: )?invalid pointer (?:0x[0-9a-fA-F]+|\(nil\)) / size \d+"
+        r"|^The provided lsaRank -?\d+ is not in the valid lsaSize|^peer -?\d+ is not within valid range of ranks"
+        r"|^MCBasePtr \S+ needs to be valid|^Could not find communicator matching window |^RMA CE: peerBuff is NULL after "
+        r"|^ncclRmaIbProxyIPutSignal: Unsupported signalOp "
+        r"|^User requested GIN resources but did not request GIN to be enabled|^Cannot create worldGinBarrier with NCCL_GIN_CONNECTION_RAIL"
+        r"|^ncclCommGetUniqueId should not be called when NCCL_COMM_ID is set|^bcastGrowHandle: parent comm and handle must be provided"
+        r"|^Bootstrap Root : (?:localId -?\d+ is out of range|mismatch in info from procs)"
+        r"|^Coll \w+ size \d+ symmetric registration check failed on rank \d+"
+        r"|^MemManager: (?:Already suspended|Not in suspended state)\s*$"
+        r"|^Elastic GIN: rank \d+ (?:segment \d+ size \d+ differs|has \d+ segments but another rank has)")),
+    # a feature the program asked NCCL for that this system, NCCL build, network or plugin does not offer (the call fails)
+    #   WARN("Multimem pointer requested but system does not support multimem.")  (dev_runtime.cc:1670)
+    #   WARN("One sided RMA: host RMA is not supported in this communicator.")  (enqueue.cc:2813; "symmetric registration" / "RMA proxy" 2.29.2-2.29.3)
+    #   WARN("RMA not supported.") WARN("No RMA-capable devices found.") WARN("Rma connect : min local net count is zero")  (rma/rma_proxy.cc:379-415)
+    #   WARN("Hierarchical CE collective not supported for %s")  (ce_coll.cc:1380)
+    #   WARN("Window registration of addresses that span multiple physical segments ...")  (dev_runtime.cc:664, gin/gin_host.cc:383)
+    #   WARN("ncclPutSignal currently does not support VAs backed by multiple physical cuMem segments" | "... with host-backed cuMem segments")
+    #   WARN("Segment %d has unsupported location type %d. ...")  WARN("VA represented by ... but the LSA team does not support multi-node IPC ...")
+    #   WARN("User requested GIN but not all ranks in the communicator support GIN")  ("... NCCL_GIN_CONNECTION_FULL but the communicator
+    #   supports only NCCL_GIN_CONNECTION_RAIL"); WARN("GIN strong signals are required, but the GIN plugin does not support them.");
+    #   WARN("GIN plugin v11 does not support multiple contexts"); WARN("GIN plugin does not support GET"); WARN("GIN_IB_PROXY does not
+    #   support specifying qp depth"); WARN("RMA v13 (%s) requires GIN PROXY type, got netDeviceType %d")
+    #   WARN("MemManager: Suspend not supported, memory manager is disabled")  (mem_manager.cc:397-1018, NCCL_MEM_MANAGER off or no
+    #   MemStats); WARN("Memory suspend not supported with split_share communicators (refCount=%d)")
+    #   WARN("Fusing NET devices from different NUMA domains is not supported.")  (graph/topo.cc:1566)
+    # Multimem pointer requested but system does not support multimem.
+    ("nccl_feature_unsupported", re.compile(
+        r"^Multimem pointer requested but system does not support multimem"
+        r"|^One[ -]sided RMA: (?:symmetric registration|RMA proxy|host RMA) is not supported in this communicator"
+        r"|^RMA not supported\.|^No RMA-capable devices found\.|^(?:Rma|Gin) connect : min local net count is zero"
+        r"|^RMA proxy backend type mismatch|^GIN Proxy: RMA backend not found|^RMA v\d+ \(.*\) requires GIN PROXY type"
+        r"|^Hierarchical CE collective not supported for "
+        r"|^Window registration of addresses that (?:span multiple physical segments|contain CPU-backed physical segments) "
+        r"|^ncclPutSignal currently does not support VAs |^Segment -?\d+ has unsupported location type"
+        r"|^VA represented by \{userPtr = \S+, size = \d+\} contains CPU-backed physical segments, but the LSA team does not support"
+        r"|^User requested GIN (?:but not all ranks in the communicator support GIN|connection type NCCL_GIN_CONNECTION_FULL but)"
+        r"|^GIN (?:strong|VA) signals are required, but the GIN plugin does not support them"
+        r"|^GIN plugin (?:v\d+ )?does not support |^GIN_IB_PROXY does not support specifying qp depth"
+        r"|^MemManager: (?:MemStats|Suspend|Resume) not supported, memory manager is disabled"
+        r"|^MemManager: (?:Suspend|Resume) failed, memory manager is disabled"
+        r"|^Memory (?:suspend|resume) not supported with split_share communicators"
+        r"|^Fusing NET devices from different NUMA domains is not supported")),
+    # GIN without GPUDirect RDMA   WARN("Unable to use GIN: Peermem is not supported, and device %d does not support DMA-BUF.")  (net_ib/gin.cc:42)
+    # Unable to use GIN: Peermem is not supported, and device 0 does not support DMA-BUF.
+    ("gin_no_gpudirect_rdma", re.compile(r"^Unable to use GIN: Peermem is not supported, and device \d+ does not support DMA-BUF")),
+    # the application built against another NCCL than the library it runs with (dev_runtime.cc:1428, 1444; devcomm_v22907.cc:89;
+    # 2.29's dev_runtime.cc:1153, 1157, 1364): the device API's ABI differs
+    # NCCL library is too old. This application was compiled with NCCL version 2.30.7, but is running with NCCL library version 2.29.7.
+    ("nccl_app_built_for_other_nccl", re.compile(
+        r"^NCCL library (?:version )?is too old\. This application was compiled with NCCL version "
+        r"|^NCCL library is not backwards compatible\. This application was compiled with NCCL version "
+        r"|^The application was compiled with too old version of NCCL\. It was compiled with NCCL version ")),
+    # WARN("One-sided RMA requires CUDA driver 12.5 or later (found %d.%d).")  (enqueue.cc:2820)
+    ("rma_driver_too_old", re.compile(r"^One-sided RMA requires CUDA driver \d+\.\d+ or later \(found \d+\.\d+\)")),
+    # WARN("Detected mixed local CollNet device counts across ranks (min %d, max %d). Set NCCL_IGNORE_COLLNET_MISMATCH=1 to continue.")  (init.cc:1362)
+    ("collnet_device_count_mismatch", re.compile(r"^Detected mixed local CollNet device counts across ranks \(min \d+, max \d+\)")),
+    # MemManager's resume re-exporting GPU memory as a FABRIC handle through IMEX   WARN("MemManager: cuMemExportToShareableHandle
+    # (FABRIC) failed for ptr=%p")  (mem_manager.cc:627)
+    ("mem_manager_fabric_export_failed", re.compile(r"^MemManager: cuMemExportToShareableHandle \(FABRIC\) failed for ptr=")),
+    # host memory NCCL could not allocate (malloc / calloc / new returned NULL): checks.h NEW_NOTHROW's WARN("Allocation failed")
+    #   ("Allocation failed at %s:%d" 2.29-2.30.4), misc/utils.cc:318 ncclMemoryStack ("... Unrecoverable error detected:
+    #   malloc(size=%llu) returned null.", then abort()), utils.cc:429, 446, mem_manager.cc:155-680, p2p_resiliency_recovery.cc:226,
+    #   net_socket.cc:103, os/windows.cc:1566
+    # Unrecoverable error detected: malloc(size=1073741824) returned null.
+    ("host_alloc_failed", re.compile(
+        r"^Allocation failed(?: at \S+:\d+)?\s*$|^Unrecoverable error detected: malloc\(size=\d+\) returned null"
+        r"|^Intrusive address map (?:initialization|resize) failed: (?:c|m)alloc\(\d+ entries\) returned null"
+        r"|^MemManager: Failed to (?:allocate memory entry|grow exportedPeerRanks array|allocate allCounts|allocate CPU backup for offload)"
+        r"|^NET/IB: (?:\S+: )?Failed to allocate failure queue node|^Failed to allocate memory for adapter addresses"
+        r"|^ncclOsGetPciDeviceParent: Failed to allocate memory")),
+    # WARN("Thread creation failed: %s", e.what())   (include/checks.h:242 STDTHREADCREATE: std::thread threw std::system_error)
+    # Thread creation failed: Resource temporarily unavailable
+    ("thread_create_failed", re.compile(r"^Thread creation failed: Resource temporarily unavailable")),
+    # NCCL's own consistency checks: a state NCCL's code does not expect (an unknown request or descriptor type, an index out of
+    # bounds, a NULL internal pointer, an uninitialised plugin slot, a duplicate parameter registration); ncclInternalError follows.
+    # Nothing the operator set explains them: a bug of the NCCL release (or memory corrupted under it)
+    #   net_ib/p2p_resiliency.cc:152-334, p2p_resiliency_recovery.cc:998, net_ib/p2p.cc:73-800, net_ib/p2p.h:33; rma/rma_proxy_launch.cc,
+    #   rma/rma_proxy_progress.cc, rma/rma_ce.cc:391; gin/gin_host.cc; dev_runtime.cc:1611, 1623; bootstrap.cc:740; proxy.cc:1148-1179; transport/p2p.cc:1042, 1049;
+    #   misc/utils.cc; include/utils.h:83; include/param/parser_common.h:93, param/param_registry.cc:20; plugin/net.cc, gin.cc, rma.cc;
+    #   mem_manager.cc:136-858; graph/topo.cc, topo.h, xml.cc; misc/socket.cc; os/*ipcsocket.cc
+    # NET/IB: Attempting to repost an unused request (id=42).
+    ("nccl_internal_error", re.compile(
+        r"^NET/IB: (?:\S+: )?(?:Attempting to (?:initiate a replay using an old request|initiate a failed request using a"
+        r"|free a non-existent failed request|repost an unused request)|Unsupported type of request reposting"
+        r"|Invalid wr_id \(-?\d+\)\. Unable to retrieve a request|Unrecognized request type\. request->type="
+        r"|Unexpected GoToPrevState result|\w+ comm could not retreive a request found for a successful completion"
+        r"|(?:Sender|Receiver) expected a '(?:send|recv)' request but got|No format specified for opcode="
+        r"|sendReq\(\S+\)->events=\{|Unknown completion \(req=|Invalid request index -?\d+\. Not in the range)"
+        r"|^ncclRmaProxy\w+: (?:unknown desc type|descriptor is not a )|^RMA proxy iput/iputSignal returned success with NULL request"
+        r"|^RMA proxy completed request with no inflight credit|^RMA CE is not initialized"
+        r"|^Dev comm not found\s*$"
+        r"|^ncclTopoDevToRank could not find rank|^ncclProxyConnect: \w+ -?\d+ out of bounds"
+        r"|^rank \d+ invalid IPC peer(?:Rank|Index) "
+        r"|^(?:Intrusive address map|Output object|Object) pointer is NULL|^Invalid key size -?\d+ \(must be"
+        r"|^getRandomData: buffer is NULL|^ncclSocket(?:SetFd: pass NULL socket|Listen: socket is invalid|Connect: socket is invalid)"
+        r"|^ncclIpcSocketGetFd: pass NULL socket|^PARAM: Duplicate (?:registration for key|option name) "
+        r"|^(?:\w+: )?trying to access the number of devices of an uninitialized (?:net|gin|rma)Plugin"
+        r"|^failed to set the number of devices for netPlugin|^Unknown device code index "
+        r"|^MemManager: (?:Unknown handle type|FABRIC handle not valid|Could not find matching handle info"
+        r"|Cannot (?:track|untrack) allocation ptr=\S+, manager not initialized|Cannot mark export for ptr=\S+(?:, manager not initialized| - )"
+        r"|Buffer ptr=\S+ already exported to peer rank)"
+        r"|^Cannot get backend version for invalid GIN type|^Cannot get gin type: ncclGin is not null"
+        r"|^Invalid GIN (?:gdaki|proxy) backend version|^GIN plugin \S+ returned invalid context"
+        r"|^ncclTopoGetDevNodes : too many DEV nodes|^MLOPart index -?\d+ out of range|^BusId 0x\S+ has non-zero bits in MLOPart mask"
+        r"|^ncclTopoGetSystemFromXml: system node not found|^ncclTopoFillNet: parent is NULL"
+        r"|^ncclCheckMultiRank exceeded number of local ranks"
+        r"|^window has a NULL user pointer|^ncclDevrWorldToLsaRank: world rank -?\d+ is not a member of the LSA team"
+        r"|^bootstrapInit: handles and parent are NULL")),
+    # WARN("NET/IB: Resiliency context is NULL. Nothing to destroy.")  (p2p_resiliency.cc:956, returns ncclSuccess: nothing to do)
+    ("ib_resiliency_nothing_to_destroy", re.compile(r"^NET/IB: (?:\S+: )?Resiliency context is NULL\. Nothing to destroy")),
     # Kinds without an entry in knowledge/nccl_warn_messages.yaml (what they mean depends on the NCCL version:
     # knowledge/nccl_known_issues.yaml's symptoms name them):
     # WARN("UDS: Binding to socket %s failed : %s (%d)", temp, strerror(errno), errno)   (misc/ipcsocket.cc:57-58, 2.19-2.29;
@@ -366,7 +562,17 @@ _GATE = re.compile(r"Unable to|ibv_open_device|ibv_set_ece|CQE with error|same G
                    r"|mixed local Net|CUDA library|missing symbol|already checked in|already been destroyed|Invalid rank requested"
                    r"|UDS: Binding|closed by remote peer|open libibverbs|wrong type|wrong magic|valid magic|initialize CollNet|SHARP coll init|SHARP group create|sharp_coll_caps_query|specified UCX_TLS"
                    r"|reverse path|ould not find|No path computed|of node \w+ not found|IPC register userbuff|DOCA failure"
-                   r"|No suitable space found|commReclaim|commDestroySync|Legacy IPC cleanup|MNNVL \(cliqueSize|Profiler init failed")
+                   r"|No suitable space found|commReclaim|commDestroySync|Legacy IPC cleanup|MNNVL \(cliqueSize|Profiler init failed"
+                   # round rT4: the 2.29-2.30 forms
+                   r"|^NET/IB: |NCCL_NET_MERGE_POLICY|NCCL_CTA_POLICY|graphStreamOrdering|is invalid \(must be|ncclPutSignal|ncclSignal"
+                   r"|ncclWaitSignal|config \w+ attribute|ncclCommGrow|must be initialized via|NULL user pointer|invalid pointer"
+                   r"|lsaRank|valid range of ranks|MCBasePtr|LSA team|GIN|NCCL_COMM_ID is set|bcastGrowHandle|bootstrapInit"
+                   r"|Bootstrap Root|symmetric registration check|MemManager|Elastic|Multimem|RMA|Rma |CE collective"
+                   r"|Window registration|location type|split_share|Fusing NET|DMA-BUF|NCCL library|too old version of NCCL"
+                   r"|CUDA driver \d|CollNet device counts|Allocation failed|returned null|Failed to allocate|Thread creation failed"
+                   r"|No algorithm/protocol|ncclRma|Dev comm not found|communicator matching window|ncclTopo|ncclProxyConnect"
+                   r"|invalid IPC peer|pointer is NULL|Invalid key size|getRandomData|ncclSocket|ncclIpcSocketGetFd|PARAM: Duplicate"
+                   r"|uninitialized \w+Plugin|number of devices for netPlugin|device code index|MLOPart|ncclCheckMultiRank|NCCL_ELASTIC|Gin connect|gin type")
 
 
 # The kinds above whose wording no other program prints, pasted alone without NCCL's prefix (at a
