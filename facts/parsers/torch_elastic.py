@@ -60,7 +60,9 @@ KIND = "torch_elastic"
 RDZV = re.compile(r"\bRendezvous(?P<which>Timeout|Connection|Closed|State)?Error\b:?(?P<msg>[^\"\n]*)")
 # [E socket.cpp:793] [c10d] The client socket has timed out after 60s while trying to connect to (IP1, 2222).
 # torch.distributed.DistNetworkError: The client socket has timed out after 1800000ms while trying to connect to
-STORE = re.compile(r"The client socket has timed out after (?P<n>\d+)(?P<unit>ms|s) while trying to connect to(?: \(?(?P<host>[^,()\s]+)(?:, |:)(?P<port>\d+)\)?)?")
+#   [E socket.cpp:1019] The client socket has timed out after 900000ms while trying to connect   (kubeflow/sdk#142: cut before "to")
+STORE = re.compile(r"The client socket has timed out after (?P<n>\d+)(?P<unit>ms|s) while trying to connect\b"
+                   r"(?: to(?: \(?(?P<host>[^,()\s]+)(?:, |:)(?P<port>\d+)\)?)?)?")
 # the same client of PyTorch 1.x: TCPStore's connect to the store (torch/lib/c10d/Utils.cpp tcputil::connect, retried while
 # the address refuses, then `throw std::runtime_error(kConnectTimeoutMsg)` once the timeout has passed or a poll ran out;
 # `const std::string kConnectTimeoutMsg = "connect() timed out.";`), raised from init_process_group's rendezvous handler:

@@ -31,6 +31,15 @@ def test_store_timeout_alone_and_beside_the_agent():
     assert [f.during_rendezvous for f in beside] == [True]
 
 
+def test_store_timeout_cut_before_its_address():
+    # kubeflow/sdk#142: the reporter's two c10d lines, indented in a list, the timeout's cut after "connect"
+    r = parse("kubeflowsdk142_store_timeout_cut_before_to.log")
+    assert [(f.error, f.timeout_s, f.endpoint) for f in r.facts if f.kind == "torch_rendezvous_error"] == [("store_timeout", 900.0, None)]
+    assert torch_elastic.detect((FIX / "kubeflowsdk142_store_timeout_cut_before_to.log").read_text())
+    # "connect" as the start of another word is not the message
+    assert not torch_elastic.STORE.search("The client socket has timed out after 60s while trying to connection")
+
+
 @pytest.mark.parametrize("line, expect", [
     # dynamic_rendezvous.py at INFO (public 1.9-era log line)
     ("[INFO] 2021-06-29 12:04:55,398 dynamic_rendezvous: The node 'master1_21848_0' attempts to join the next round of the rendezvous '11'.",
