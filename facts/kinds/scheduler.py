@@ -17,6 +17,7 @@ class ContainerRuntimeError(Fact):
     kind: Literal["container_runtime_error"] = "container_runtime_error"
     reason: str  # no_gpu_device_driver | unknown_runtime | runtime_not_configured | cdi_unresolvable_device | cdi_hook_invoked_directly | driver_file_missing | cdi_spec_unparsable
     #              | driver_utility_missing (the OCI runtime found no NVIDIA utility the toolkit binds in: exec: "nvidia-smi": executable file not found in $PATH)
+    #              | hook_binary_missing (the OCI runtime could not run an NVIDIA hook: fork/exec /usr/bin/nvidia-cdi-hook: no such file or directory)
     engine: str  # docker | containerd | podman
     runtime: str  # "nvidia"; "" for the device driver docker picks itself
     capabilities: str | None = None  # "[[gpu]]"

@@ -12,6 +12,7 @@ the container never gets the GPUs. The NVIDIA prestart hook's own errors are
     ... level=error msg="RunPodSandbox for &PodSandboxMetadata{...} failed, error" error="failed to get sandbox runtime: no runtime for \\"nvidia\\" is configured"   (containerd's journal, NVIDIA/gpu-operator#432)
     Error: crun: cannot stat `/lib64/libEGL_nvidia.so.550.54.14`: No such file or directory: OCI runtime attempted to invoke a command that was not found   (NVIDIA/nvidia-container-toolkit#450)
     docker: Error response from daemon: OCI runtime create failed: container_linux.go:380: starting container process caused: exec: "nvidia-smi": executable file not found in $PATH: unknown.   (google-deepmind/alphafold#374)
+    Error: runc: runc create failed: unable to start container process: error during container init: error running hook #0: fork/exec /usr/bin/nvidia-cdi-hook: no such file or directory: OCI runtime attempted to invoke a command that was not found   (void-linux/void-packages#55062)
 
 Facts: ``container_runtime_error`` per line: ``reason`` is ``no_gpu_device_driver`` (moby's
 ``--gpus`` request found no device driver: the NVIDIA toolkit never registered with dockerd),
@@ -24,7 +25,9 @@ holds the names), ``cdi_hook_invoked_directly`` (the toolkit in CDI mode run as 
 carries a driver version: ``driver_version``), ``cdi_spec_unparsable`` (the engine's CDI library met a field it
 does not know in a spec, ``capabilities`` the spec's path: a spec of a newer CDI version than the engine reads),
 ``driver_utility_missing`` (the OCI runtime found no NVIDIA utility the toolkit binds in from the host, ``exec:
-"nvidia-smi": executable file not found in $PATH``: the container started without the driver's files);
+"nvidia-smi": executable file not found in $PATH``: the container started without the driver's files),
+``hook_binary_missing`` (the OCI runtime could not run an NVIDIA hook the runtime config or a CDI spec names,
+``fork/exec /usr/bin/nvidia-cdi-hook: no such file or directory``: ``runtime`` the program's path);
 ``engine`` (docker | containerd), ``runtime`` (the runtime or driver named, "" when none),
 ``capabilities`` as printed, ``message``, ``gpu`` (the request was for GPUs: a ``gpu`` capability
 or an NVIDIA runtime; ``--runtime=runsc`` unknown is another engine fault). Empty input, or text without these lines, is not this kind.
@@ -104,13 +107,22 @@ _CRUN_STAT = re.compile(rf"(?:cannot stat|error stat'ing file) `(?P<src>{_DRIVER
 # Another program not found (exec: "python": ...) is the image's own business, not the GPU stack's: not read.
 _UTILITY_NOT_FOUND = re.compile(r'exec: \\{0,3}"(?P<bin>nvidia-smi|nvidia-debugdump|nvidia-persistenced|nvidia-cuda-mps-(?:control|server))'
                                 r'\\{0,3}": executable file not found in \$PATH')
-_GATES = ("executable file not found", "could not select device driver", "unknown or invalid runtime name", "Unknown runtime specified",
+# an OCI hook (runtime-spec prestart / createRuntime / createContainer hooks, what the NVIDIA runtime, its CDI spec or the
+# legacy toolkit config adds) whose program is not on the host: runc's (libcontainer/configs Hook.Run) error, Go's
+# os/exec "fork/exec <path>: no such file or directory" (syscall ENOENT), in the engine's error:
+# Error: runc: runc create failed: unable to start container process: error during container init: error running hook #0: fork/exec /usr/bin/nvidia-cdi-hook: no such file or directory: OCI runtime attempted to invoke a command that was not found   (void-linux/void-packages#55062: the package built without nvidia-cdi-hook)
+# error2.error during container init: error running hook #1: fork/exec /usr/bin/nvidia-container-runtime-hook: no such file or directory: unknown   (a deployment guide's error list, beside "unknown or invalid runtime name: nvidia")
+# `error running createContainer hook #0: fork/exec /usr/bin/nvidia-cdi-hook: no such file or directory`   (a CDI spec's hooks run in a nested engine without the binary)
+#   (only NVIDIA's hooks: another hook missing is another package's matter)
+_HOOK_MISSING = re.compile(r"error running (?:\w{1,20} )?hook #\d{1,3}: fork/exec (?P<path>/[^\s:]{0,200}/(?P<bin>nvidia-[\w.-]{1,60})): no such file or directory")
+_GATES = ("fork/exec ", "executable file not found", "could not select device driver", "unknown or invalid runtime name", "Unknown runtime specified",
           "is configured", "unresolvable CDI devices", "Runtime Hook directly", "to rootfs ", "cannot stat `", "error stat'ing file `",
           "failed to parse CDI Spec")
 _DETECT = re.compile(r'exec: \\{0,3}"nvidia-(?:smi|debugdump|persistenced|cuda-mps-control|cuda-mps-server)\\{0,3}": executable file not found in \$PATH'
                      r'|could not select device driver "[^"]*" with capabilities: \[|(?:unknown or invalid runtime name|Unknown runtime specified):? [\w.-]+'
                      r'|no runtime for \\?"[^"\\\n]{1,100}\\?" is configured|unresolvable CDI devices [\w./-]+=|invoking the NVIDIA Container Runtime Hook directly'
                      r'|failed to parse CDI Spec "[^"\n]+": [^\n]*?unknown field "'
+                     r'|error running (?:\w{1,20} )?hook #\d{1,3}: fork/exec /[^\s:]{0,200}/nvidia-[\w.-]{1,60}: no such file or directory'
                      rf'|mounting \\*"{_DRIVER_FILE_ANY}\\*" to rootfs |(?:cannot stat|error stat\'ing file) `{_DRIVER_FILE_ANY}`')
 #: line signatures for facts/classify.py
 SIGNATURES = (_DETECT,)
@@ -172,6 +184,10 @@ def parse(artefact: Artefact) -> ParseResult:
             engine = "docker" if "daemon" in line else "podman" if "crun" in line else "oci runtime"
             b.add(ContainerRuntimeError, n, reason="driver_utility_missing", engine=engine, runtime="",
                   message=f'exec: "{m["bin"]}": executable file not found in $PATH', gpu=True)
+        elif (m := _HOOK_MISSING.search(line)) is not None:
+            engine = "podman" if ("Error: runc:" in line or "Error: crun:" in line) else "docker" if "daemon" in line else "oci runtime"
+            b.add(ContainerRuntimeError, n, reason="hook_binary_missing", engine=engine, runtime=m["path"],
+                  message=f"fork/exec {m['path']}: no such file or directory", gpu=True)
         elif _CDI_HOOK_DIRECT.search(line) is not None:
             b.add(ContainerRuntimeError, n, reason="cdi_hook_invoked_directly", engine="docker", runtime="nvidia",
                   message="invoking the NVIDIA Container Runtime Hook directly (e.g. specifying the docker --gpus flag) is not supported",

@@ -80,6 +80,15 @@ def parse_text(text: str):
      'unknown.`', "driver_utility_missing", "docker", "", True),
     ('docker: Error response from daemon: OCI runtime create failed: container_linux.go:348: starting container process caused '
      '"exec: \\"nvidia-smi\\": executable file not found in $PATH": unknown.', "driver_utility_missing", "docker", "", True),
+    # an NVIDIA hook the runtime or a CDI spec names, not on the host: void-linux/void-packages#55062 (podman, the package
+    # built without nvidia-cdi-hook); the legacy hook of a deployment guide's error list; a createContainer hook's form
+    ("Error: runc: runc create failed: unable to start container process: error during container init: error running hook #0: "
+     "fork/exec /usr/bin/nvidia-cdi-hook: no such file or directory: OCI runtime attempted to invoke a command that was not found",
+     "hook_binary_missing", "podman", "/usr/bin/nvidia-cdi-hook", True),
+    ("error2.error during container init: error running hook #1: fork/exec /usr/bin/nvidia-container-runtime-hook: no such file "
+     "or directory: unknown", "hook_binary_missing", "oci runtime", "/usr/bin/nvidia-container-runtime-hook", True),
+    ("`error running createContainer hook #0: fork/exec /usr/bin/nvidia-cdi-hook: no such file or directory`",
+     "hook_binary_missing", "oci runtime", "/usr/bin/nvidia-cdi-hook", True),
 ])
 def test_forms(line, reason, engine, runtime, gpu):
     assert container_runtime.detect(line)
@@ -100,6 +109,8 @@ def test_forms(line, reason, engine, runtime, gpu):
     'exec: "python": executable file not found in $PATH: unknown.',
     # (constructed) a shell's own not-found, no runtime error: another form, not this reader's
     "bash: nvidia-smi: command not found",
+    # (constructed) a hook of another package missing: not the GPU stack's
+    "error during container init: error running hook #0: fork/exec /usr/local/bin/oci-seccomp-hook: no such file or directory: unknown",
 ])
 def test_not_this_kind(text):
     assert not container_runtime.detect(text)
