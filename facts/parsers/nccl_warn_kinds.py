@@ -492,6 +492,12 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
         r"|^ncclCheckMultiRank exceeded number of local ranks"
         r"|^window has a NULL user pointer|^ncclDevrWorldToLsaRank: world rank -?\d+ is not a member of the LSA team"
         r"|^bootstrapInit: handles and parent are NULL")),
+    # NCCL's GDRCopy wrapper (v2.30.3-1 .. v2.30.7-1 misc/gdrwrap.cc, NCCL_GDRCOPY_ENABLE): the pin through gdrdrv failing
+    #   WARN("gdr_pin_buffer_v2(addr %lx, size %zu, flags %u) failed: %d")  (:175, ncclSystemError), and the library too old
+    #   for that call  WARN("gdr_pin_buffer_v2 not available; GDRCopy >= 2.5 required")  (:169, ncclInternalError)
+    # gdr_pin_buffer_v2(addr 7f3a2c000000, size 65536, flags 1) failed: -22
+    ("gdrcopy_pin_v2_failed", re.compile(r"^gdr_pin_buffer_v2\(addr [0-9a-fA-F]+, size \d+, flags \d+\) failed: -?\d+")),
+    ("gdrcopy_too_old", re.compile(r"^gdr_pin_buffer_v2 not available; GDRCopy >= \d+\.\d+ required")),
     # WARN("NET/IB: Resiliency context is NULL. Nothing to destroy.")  (p2p_resiliency.cc:956, returns ncclSuccess: nothing to do)
     ("ib_resiliency_nothing_to_destroy", re.compile(r"^NET/IB: (?:\S+: )?Resiliency context is NULL\. Nothing to destroy")),
     # Kinds without an entry in knowledge/nccl_warn_messages.yaml (what they mean depends on the NCCL version:
@@ -572,7 +578,7 @@ _GATE = re.compile(r"Unable to|ibv_open_device|ibv_set_ece|CQE with error|same G
                    r"|CUDA driver \d|CollNet device counts|Allocation failed|returned null|Failed to allocate|Thread creation failed"
                    r"|No algorithm/protocol|ncclRma|Dev comm not found|communicator matching window|ncclTopo|ncclProxyConnect"
                    r"|invalid IPC peer|pointer is NULL|Invalid key size|getRandomData|ncclSocket|ncclIpcSocketGetFd|PARAM: Duplicate"
-                   r"|uninitialized \w+Plugin|number of devices for netPlugin|device code index|MLOPart|ncclCheckMultiRank|NCCL_ELASTIC|Gin connect|gin type")
+                   r"|uninitialized \w+Plugin|number of devices for netPlugin|device code index|MLOPart|ncclCheckMultiRank|NCCL_ELASTIC|Gin connect|gin type|gdr_pin_buffer_v2")
 
 
 # The kinds above whose wording no other program prints, pasted alone without NCCL's prefix (at a
