@@ -234,7 +234,9 @@ class ContainerToolkitError(Fact):
     message: str
     #: what a mount-stage error failed at (libnvidia-container's own words): ``file_create`` ("file
     #: creation failed: <path in the container's rootfs>: <strerror>", src/utils.c file_create: the
-    #: mount point could not be made), ``mount`` ("mount operation failed"), ``stat`` ("stat failed"),
+    #: mount point could not be made), ``mount`` ("mount operation failed: <host path>": a host file's mount),
+    #: ``mount_into_container`` ("mount operation failed: <path in the container's rootfs>": xmount names the target
+    #: where the source is no host path, the tmpfs over /proc/driver/nvidia), ``stat`` ("stat failed"),
     #: ``device_rules`` ("failed to add device rules: <why>": the container's device cgroup, v1 devices.allow or
     #: v2's eBPF filter, could not be given the GPUs); ``unknown_device`` (device stage, "<dev>: unknown
     #: device": the container asked for a GPU index, UUID or bus id the host's driver does not list);
@@ -248,7 +250,7 @@ class ContainerToolkitError(Fact):
     #: driver); ``capabilities`` (permission stage, "capability change failed": the hook could not set or drop its
     #: capabilities); ``imex_channels`` (imex stage, "error parsing IMEX info: <why>": the IMEX channels the container
     #: asked for, NVIDIA_IMEX_CHANNELS, were refused before the library initialised); ``other`` for any other
-    operation: Literal["file_create", "mount", "stat", "device_rules", "unknown_device", "device_list_path", "ldconfig",
+    operation: Literal["file_create", "mount", "mount_into_container", "stat", "device_rules", "unknown_device", "device_list_path", "ldconfig",
                        "nvml", "cgroup_not_found", "proc_access", "capabilities", "imex_channels", "other"] = "other"
     #: unknown_device / device_list_path: the device the container asked for ("2", "GPU-9f3c..."); imex_channels: the
     #: channel value refused ("all")

@@ -62,6 +62,11 @@ _NVML = re.compile(r"^nvml error: (?P<nvml>.+)$|^load library failed: (?P<lib>\S
 # nvidia-container-cli: mount error: failed to add device rules: open /sys/fs/cgroup/devices/user.slice/devices.allow: permission denied: unknown.
 _MOUNT_OP = re.compile(r"(?P<op>file creation|mount operation|stat) failed: |failed to add (?P<rules>device rules): ")
 _MOUNT_OPS = {"file creation": "file_create", "mount operation": "mount", "stat": "stat", "device rules": "device_rules"}
+# "mount operation failed: %s" names the mount's source when that is a host path, else its target (src/xfuncs.h xmount:
+# "(source != NULL && *source == '/') ? source : target"): a path in the container's root filesystem (docker's and
+# podman's/cri-o's overlay ".../merged/...", containerd's task ".../rootfs/...") is a target the runtime did not provide
+# mount operation failed: /var/lib/containers/storage/overlay/fdc9.../merged/proc/driver/nvidia: no such file or directory   (cri-o/cri-o#7632)
+_INTO_CONTAINER = re.compile(r"mount operation failed: /[^\n:]*?/(?:merged|rootfs)/")
 # a device-stage error naming a device the driver does not list (libnvidia-container src/cli/common.c
 # select_devices: error_setx(&ierr, "unknown device") then error_setx(err, "%s: %s", dev, ierr.msg); configure.c
 # warnx("device error: %s"); before 1.0 "unknown device id: %s"): the container asked for a GPU index, UUID,
@@ -182,8 +187,10 @@ def parse(artefact: Artefact) -> ParseResult:
                   operation="device_list_path" if dev.startswith("/") else "unknown_device")
         else:
             op = _MOUNT_OP.match(msg) if stage == "mount" else None
-            b.add(ContainerToolkitError, n, stage=stage, message=msg,
-                  operation=_MOUNT_OPS[op["op"] or op["rules"]] if op else "other")
+            operation = _MOUNT_OPS[op["op"] or op["rules"]] if op else "other"
+            if operation == "mount" and _INTO_CONTAINER.match(msg) is not None:
+                operation = "mount_into_container"
+            b.add(ContainerToolkitError, n, stage=stage, message=msg, operation=operation)
     if "initialization error: nvml error: " in artefact.text:
         for n, line in iter_lines(_TRIMMED_INIT, artefact):
             if n in seen or (m := _TRIMMED_INIT.search(line)) is None or (text := _clean(m["nvml"])) == "":

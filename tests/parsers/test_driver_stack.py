@@ -101,7 +101,10 @@ def test_container_cli_mount_error_operations():
     assert (f.kind, f.stage, f.operation) == ("container_toolkit_error", "mount", "file_create")
     assert f.message.endswith("libnvidia-ml.so.1: file exists")
     # libnvidia-container src/nvc_mount.c's other mount-stage messages, and another stage
-    for line, op in (("nvidia-container-cli: mount error: mount operation failed: /x/merged/proc/driver/nvidia/params/version/registry: no such file or directory: unknown", "mount"),
+    # (xmount names the target, a path in the container's rootfs, where the source is no host path: round rT5)
+    for line, op in (("nvidia-container-cli: mount error: mount operation failed: /x/merged/proc/driver/nvidia/params/version/registry: no such file or directory: unknown", "mount_into_container"),
+                     ("nvidia-container-cli: mount error: mount operation failed: /run/containerd/io.containerd.runtime.v2.task/k8s.io/3f/rootfs/proc/driver/nvidia: permission denied: unknown", "mount_into_container"),
+                     ("nvidia-container-cli: mount error: mount operation failed: /usr/lib/x86_64-linux-gnu/libcuda.so.535.104.05: no such file or directory: unknown", "mount"),
                      ("nvidia-container-cli: mount error: stat failed: /dev/nvidia-modeset: no such file or directory: unknown", "stat"),
                      ("nvidia-container-cli: detection error: open failed: /dev/nvidiactl: no such file or directory: unknown", "other")):
         (g,) = _parse(nvidia_container_cli, text=line + "\n").facts
@@ -632,3 +635,11 @@ def test_container_cli_initialization_error_without_the_programs_name():
                  "reinitialization error: nvml error: unknown error"):
         assert not nvidia_container_cli.detect(line + "\n"), line
         assert nvidia_container_cli.parse(Artefact(path="t.txt", text=line + "\n")).facts == [], line
+
+
+def test_container_cli_mount_into_the_containers_rootfs():
+    # cri-o/cri-o#7632: a CRIU restore ran the hook before the container's /proc existed (round rT5)
+    (f,) = _parse(nvidia_container_cli, "nvidia_container_cli/crio7632_restore_mount_into_container_proc.txt").facts
+    assert (f.kind, f.stage, f.operation) == ("container_toolkit_error", "mount", "mount_into_container")
+    assert f.message.endswith("merged/proc/driver/nvidia: no such file or directory")
+
