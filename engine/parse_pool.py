@@ -21,7 +21,7 @@ from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from stethoscope.engine.foreign_runs import foreign_runs, read_nothing, records_report, uninformative_reason
 from stethoscope.engine.report import FileCoverage, LimitHit, ParseProblem
@@ -508,7 +508,7 @@ def _chunks(items: Iterable[Artefact | FileTask], size: int, max_chars: int) -> 
 
 def parse_files(arts: Iterable[Artefact | FileTask], jobs: int | None = None, total_bytes: int | None = None,
                 router=None, budget: Budget = DEFAULT, largest: int | None = None,
-                young_every: int | None = None) -> Iterator[FileResult]:
+                young_every: int | None = None, waiting: Callable[[], object] | None = None) -> Iterator[FileResult]:
     """Each artefact's FileResult (each window's, for a FileTask read where it is parsed), in
     order. ``jobs``: processes (None: all CPUs, 1: in-process; fewer when the memory budget
     cannot hold them); ``total_bytes``: the bundle's size when known, to skip the pool for
@@ -516,7 +516,9 @@ def parse_files(arts: Iterable[Artefact | FileTask], jobs: int | None = None, to
     (Budget.jobs). The text handed to workers and not yet parsed stays under
     ``budget.inflight_chars``. ``young_every``: where files are parsed in this process, a young
     collection after every so many results (a caller that keeps the collector off:
-    engine/pipeline.read_artefacts); results from workers make no cyclic garbage here."""
+    engine/pipeline.read_artefacts); results from workers make no cyclic garbage here. ``waiting``: called once
+    where workers parse, after the first chunks are handed to them and before their first result is awaited (the
+    parent's work that no worker needs: engine/pipeline._tail's imports)."""
     small = total_bytes is not None and total_bytes < MIN_PARALLEL_BYTES
     jobs = budget.jobs(1 if small else default_jobs() if jobs is None else max(1, jobs), total_bytes, largest)
     if jobs == 1 or small:
@@ -544,9 +546,14 @@ def parse_files(arts: Iterable[Artefact | FileTask], jobs: int | None = None, to
             inflight += size
             del chunk
             while pending and (len(pending) >= jobs * WINDOW or inflight > budget.inflight_chars):
+                if waiting is not None:
+                    waiting()
+                    waiting = None
                 fut, n = pending.popleft()
                 inflight -= n
                 yield from fut.result()
+        if waiting is not None:
+            waiting()
         while pending:
             yield from pending.popleft()[0].result()
 

@@ -24,20 +24,11 @@ from array import array
 from collections import defaultdict
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Literal, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Literal, Sequence
 
 from stethoscope.engine import accounting, parse_pool
-from stethoscope.engine.baselines import bench as bench_baseline
-from stethoscope.engine.baselines import perf_compare
-from stethoscope.engine.combine import fabric, link_quality, nccl_checks, nccl_known_issues, nccl_summary, nvls_use, rdma_counters, rendezvous, version_compat
-from stethoscope.engine.localise import nic_line_rate
-from stethoscope.engine.ruleengine import reference
 from stethoscope.engine.ruleengine import routing
-from stethoscope.engine.ruleengine import session
-from stethoscope.engine.combine.decision_tree import not_checked
-from stethoscope.engine.findings import build_findings, gpu_places, symptom_map
 from stethoscope.engine.ruleengine.loader import RuleSet, load_rules
-from stethoscope.engine.localise.pairwise import localise
 from stethoscope.engine.progress import SILENT, Progress
 from stethoscope.engine.report import Checked, Coverage, FileCoverage, Finding, LimitHit, MissingSignal, Report, SkippedFile, Source
 from stethoscope.facts.bundle import UNKNOWN_NODE, FileTask, RawBundle, Skipped, artefacts, iter_artefacts, read_bundle, unplaced
@@ -45,7 +36,62 @@ from stethoscope.facts.limits import DEFAULT, Budget
 from stethoscope.facts.model import Fact, FactIndex, of_kind
 from stethoscope.facts.parsers.base import Artefact
 
+if TYPE_CHECKING:  # (bound by _tail)
+    from stethoscope.engine.baselines import bench as bench_baseline
+    from stethoscope.engine.baselines import perf_compare
+    from stethoscope.engine.combine import (fabric, link_quality, nccl_checks, nccl_known_issues, nccl_summary, nvls_use,
+                                            rdma_counters, rendezvous, version_compat)
+    from stethoscope.engine.combine.decision_tree import not_checked
+    from stethoscope.engine.findings import build_findings, gpu_places, symptom_map
+    from stethoscope.engine.localise import nic_line_rate
+    from stethoscope.engine.localise.pairwise import localise
+    from stethoscope.engine.ruleengine import reference, session
+
 Evaluator = Literal["durable", "reference"]
+
+#: what only the stages after the reading use (the combiners, the rules' run, localise: networkx): imported by
+#: :func:`_tail` where a bundle's parse workers have started (parse_pool.parse_files' ``waiting``: the parent waits
+#: on their first results then, and a worker, forked before, needs none of them), else when first used. Imported at
+#: the top of this module they were ~0.2 CPU s of the serial path before the fork at 1,024 bench nodes
+#: (bench/speed_rT8.md). A name here read from outside (``pipeline.localise``) imports them too (``__getattr__``).
+_TAIL = {
+    "bench_baseline": ("stethoscope.engine.baselines.bench", None),
+    "perf_compare": ("stethoscope.engine.baselines.perf_compare", None),
+    **{name: (f"stethoscope.engine.combine.{name}", None) for name in (
+        "fabric", "link_quality", "nccl_checks", "nccl_known_issues", "nccl_summary", "nvls_use", "rdma_counters",
+        "rendezvous", "version_compat")},
+    "nic_line_rate": ("stethoscope.engine.localise.nic_line_rate", None),
+    "reference": ("stethoscope.engine.ruleengine.reference", None),
+    "session": ("stethoscope.engine.ruleengine.session", None),
+    "not_checked": ("stethoscope.engine.combine.decision_tree", "not_checked"),
+    "build_findings": ("stethoscope.engine.findings", "build_findings"),
+    "gpu_places": ("stethoscope.engine.findings", "gpu_places"),
+    "symptom_map": ("stethoscope.engine.findings", "symptom_map"),
+    "localise": ("stethoscope.engine.localise.pairwise", "localise"),
+}
+_tail_done = False
+
+
+def _tail() -> None:
+    """Import what :data:`_TAIL` names into this module (once; a name already bound, a test's stand-in, is kept)."""
+    global _tail_done
+    if _tail_done:
+        return
+    from importlib import import_module
+
+    here = globals()
+    for name, (module, attr) in _TAIL.items():
+        if name not in here:
+            mod = import_module(module)
+            here[name] = mod if attr is None else getattr(mod, attr)
+    _tail_done = True
+
+
+def __getattr__(name: str):
+    if name in _TAIL:
+        _tail()
+        return globals()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass
@@ -167,6 +213,7 @@ COMBINERS: tuple[tuple[str, Combiner], ...] = (
 def combine(obs: Observation) -> Observation:
     """Append the facts of every combiner (once: a combined observation is returned as is)."""
     if not obs.combined:
+        _tail()
         seen = obs.read
         obs.read = None
         if seen is None or seen.facts is not obs.facts or seen.indexed != len(obs.facts):
@@ -231,7 +278,7 @@ def _read_artefacts(arts, jobs, total_bytes, progress, sizes, router, budget, ra
     # the file whose row may still grow (its windows come one after the other): its facts' lists and parse problems
     last: tuple[str, list[list[Fact]], list[list]] | None = None
     for res in parse_pool.parse_files(arts, jobs, total_bytes, router, budget=budget, largest=largest,
-                                      young_every=YOUNG_EVERY):
+                                      young_every=YOUNG_EVERY, waiting=_tail):
         if last is not None and res.path != last[0]:  # the last file read whole: which of its readings stay held
             if last[0] in rows:
                 held.keep(rows[last[0]], last[1], last[2])
@@ -404,6 +451,7 @@ def evaluate_all(ruleset: RuleSet, facts: list[Fact], evaluator: Evaluator = "du
 
     Two passes: the rules, then the meta rules (``rules/meta/``) over every error no finding
     of the first pass cites (engine/accounting.py), so that no error goes unreported."""
+    _tail()
     engine = session if evaluator == "durable" else reference
     from stethoscope.engine.catalogues.xid import knowledge_facts  # catalogue entries + Xid aggregations
 
@@ -524,8 +572,7 @@ def _collector_paused():
 
 
 def _diagnose(obs: Observation, ruleset: RuleSet | None, evaluator: Evaluator, baseline, progress: Progress) -> Report:
-    from stethoscope.engine.baselines import perf_compare
-
+    _tail()
     progress.phase("combining")
     with perf_compare.use_baseline(baseline) if baseline is not None else nullcontext():
         combine(obs)
