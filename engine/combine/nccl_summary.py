@@ -25,7 +25,7 @@ from collections import defaultdict
 from typing import Iterable, NamedTuple
 
 from stethoscope.facts import knowledge as _knowledge
-from stethoscope.engine.ruleengine.routing import readings
+from stethoscope.engine.ruleengine.routing import Reading, readings
 from stethoscope.facts.model import Evidence, Fact
 from stethoscope.facts.kinds.nccl import (
     NcclBootstrapSubnetSet,
@@ -70,19 +70,28 @@ def _library_path(name: str | None) -> bool:
 
 
 class _PluginEvent(NamedTuple):
-    """A plugin event as plugin_set reads it (a nccl_net_plugin's fields, its id and evidence)."""
+    """A plugin event as plugin_set reads it (a nccl_net_plugin's fields, its id and evidence). Its id and evidence
+    are made when asked, of the reading it is: plugin_set cites a few events, and making them for every event (a
+    1,024-node bench bundle's ~50k, nearly all a summary's rows) cost more than the rest of plugin_set."""
     node: str
     pid: int | None
     event: str
     name: str | None
-    id: str
-    evidence: Evidence
+    reading: Reading
+
+    @property
+    def id(self) -> str:
+        return self.reading.id
+
+    @property
+    def evidence(self) -> Evidence:
+        return self.reading.evidence
 
 
 def plugin_events(facts) -> list[_PluginEvent]:
     """Every nccl_net_plugin event in the order read: the kept facts' and the rows of their files' summaries
     (knowledge/fact_routing.yaml summary_rows: pid, event, name)."""
-    return [_PluginEvent(r.of.node, *r.values, r.id, r.evidence) for r in readings(facts, "nccl_net_plugin")]
+    return [_PluginEvent(r.of.node, *r.values, r) for r in readings(facts, "nccl_net_plugin")]
 
 
 def plugin_set(plugins: list) -> list[Fact]:
