@@ -199,6 +199,15 @@ def test_a_watchdog_timeout_told_with_its_work_left_out_is_never_healthy(ruleset
                     "before timing out")
 
 
+def test_pytorchs_cpp_frames_without_their_error_are_never_healthy(ruleset, tmp_path):
+    # Lightning-AI/pytorch-lightning#19544's excerpt: C++ CapturedTraceback frames, the error they belong to cut off
+    text = (ART / "unrecognised_text" / "lightning19544_cpp_captured_frames_cut.txt").read_text()
+    p = _copy(tmp_path, A) / "vm" / "frames.txt"
+    p.write_text(text)
+    rep = diagnose_bundle(p.parents[1], ruleset, jobs=1)
+    assert rep.verdict == "inconclusive" and [(h.limit, h.path) for h in rep.coverage.limits] == [("cut_short", "vm/frames.txt")]
+
+
 def test_a_command_pasted_with_its_crash_is_never_healthy(ruleset, tmp_path):
     # the command (facebookresearch/msn#24, read as context) used to make the file "recognised"
     _faulty_quoting(ruleset, tmp_path, "vm/session.txt", "python main.py --fname configs/pretrain/msn_vits16.yaml "

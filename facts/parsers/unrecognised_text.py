@@ -224,6 +224,8 @@ def error_line(line: str) -> bool:
 def detect(text: str) -> bool:
     if 'File "' in text and frames_to_end(text.split("\n")) is not None:
         return True  # the middle of a traceback, cut before its exception: read as a cut capture (frames_to_end)
+    if " from " in text and "#" in text and captured_frames(text.split("\n")):
+        return True  # PyTorch's C++ frames: read as its error's context, or as a capture cut short (captured_frames)
     if not ((any(g in text for g in ERROR_GATES) and ERROR_WORDS.search(text) is not None)
             or _FAILURE_ANY.search(text) is not None):
         return False
@@ -715,6 +717,38 @@ def _c10_block(lines: list[str], line: int) -> tuple[int, int, bool] | None:
     return k + 1, last, above
 
 
+# the C++ stack PyTorch appends to a c10 error's message with TORCH_SHOW_CPP_STACKTRACES=1 (2.1+: torch/csrc/Module.cpp
+# THPModule_initExtension's lazy backtrace, symbolized: oss << "C++ CapturedTraceback:" then per frame
+# "#" << idx << " " << frame.funcname << " from " << frame.filename << ":" << frame.lineno), its message above it:
+# #43 PyObject_Call from ??:0
+# #62 _start from ??:0`                          (Lightning-AI/pytorch-lightning#19544, the paste's end and its stray `)
+_CAPTURED_HEADER = re.compile(r"\s*C\+\+ CapturedTraceback:\s*")
+_CAPTURED_FRAME = re.compile(r"\s*#\d{1,4} \S.{0,2000}? from \S{1,500}:\d{1,9}\s*`?\s*")
+#: how many frame lines in a row make a run (one such line may be anything's)
+_CAPTURED_RUN = 3
+
+
+def captured_frames(lines: list[str]) -> list[tuple[int, int, bool]]:
+    """The runs of PyTorch's CapturedTraceback frames in ``lines``: (first, last 1-based line of the run, whether an
+    error line stands above it, over its header, within the lines c10's backtrace looks: the message the frames belong
+    to). Runs of fewer than three frame lines are no such stack."""
+    runs: list[tuple[int, int, bool]] = []
+    n, i = len(lines), 0
+    while i < n:
+        if not _CAPTURED_FRAME.fullmatch(lines[i]):
+            i += 1
+            continue
+        j = i
+        while j < n and _CAPTURED_FRAME.fullmatch(lines[j]):
+            j += 1
+        if j - i >= _CAPTURED_RUN:
+            k = i - 1 if i and _CAPTURED_HEADER.fullmatch(lines[i - 1]) else i
+            above = any(_ANY_ERROR.search(lines[h]) and not quiet(lines[h]) for h in range(max(0, k - _C10_ABOVE), k))
+            runs.append((i + 1, j, above))
+        i = j
+    return runs
+
+
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     b = FactBuilder(artefact, result)
@@ -733,6 +767,10 @@ def parse(artefact: Artefact) -> ParseResult:
     kernel: set[int] | None = None  # _kernel_records, found where a line needs them
     unfenced: set[int] | None = None  # unfenced_lines, found where a line needs them
     pointers: list[tuple[int, str]] = []  # reporters' sentences pointing at an error shown elsewhere
+    # PyTorch's C++ frames: their error's context (a frame's name may say "Timeout"), or a capture cut short (below)
+    captured = captured_frames(lines) if " from " in artefact.text and "#" in artefact.text else []
+    for first, last, _above in captured:
+        done.update(range(first, last + 1))
     for line, text in iter_lines(_ANY_ERROR, artefact):
         if line in chains:  # a wrapper of Ray's exception chain: the chain's innermost line says it
             line = chains[line]
@@ -804,6 +842,12 @@ def parse(artefact: Artefact) -> ParseResult:
             h.limit == "cut_short" for h in result.limits):
         traceback_cut(b, *frames)
         result.lines_used += 1
+    for first, last, above in captured:
+        result.lines_used += last - first + 1
+        if not above and not any(h.limit == "cut_short" for h in result.limits):
+            b.limit(first, "cut_short", f"PyTorch's C++ stack frames (lines {first}-{last}, CapturedTraceback's "
+                                        f"'#N <function> from <file>:<line>') stand without the error they belong to: "
+                                        f"what failed was cut from the capture")
     return result
 
 

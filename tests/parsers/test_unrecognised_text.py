@@ -740,6 +740,25 @@ def test_a_traceback_cut_before_its_exception_line_is_a_cut_capture(name, header
     assert limits == [("cut_short", 2)] and facts == []
 
 
+CAPTURED = ("C++ CapturedTraceback:\n#4 c10::Error::Error(c10::SourceLocation, std::string) from ??:0\n"
+            "#5 c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout() from ??:0\n#6 _PyEval_EvalFrameDefault from ??:0\n")
+
+
+def test_pytorchs_cpp_frames_without_their_error_are_a_cut_capture():
+    # Lightning-AI/pytorch-lightning#19544: the excerpt holds frames #43-#62 of the C++ stack and not the error above
+    # them; read as nothing, the file was set aside as uninformative and a healthy log beside it made a healthy verdict
+    from stethoscope.facts.parsers.unrecognised_text import detect
+    text = (ROOT / "fixtures/artefacts/unrecognised_text/lightning19544_cpp_captured_frames_cut.txt").read_text()
+    assert detect(text)
+    assert _cut(text, True) == ([], [("cut_short", 1)])
+    # the frames under their error and CapturedTraceback's header (CONSTRUCTED from torch/csrc/Module.cpp's format):
+    # the error line is read, the frames are its context, no cut
+    facts, limits = _cut("RuntimeError: CUDA error: an illegal memory access was encountered\n" + CAPTURED, True)
+    assert [n for n, _ in facts] == [1] and limits == []
+    # two such lines are no stack; a sentence with "from" and a line number is no frame
+    assert not detect("#4 foo from ??:0\n#5 bar from ??:0\n") and not detect("#3 see the fix from main.py:12 below\n")
+
+
 @pytest.mark.parametrize("fallback", [True, False])
 @pytest.mark.parametrize("text", [
     # the exception line under the frames (FixMatch-pytorch#2's first traceback ends 'Exception:', a bare one)
