@@ -720,7 +720,7 @@ def _c10_block(lines: list[str], line: int) -> tuple[int, int, bool] | None:
 # the C++ stack PyTorch appends to a c10 error's message with TORCH_SHOW_CPP_STACKTRACES=1 (2.1+: torch/csrc/Module.cpp
 # THPModule_initExtension's lazy backtrace, symbolized: oss << "C++ CapturedTraceback:" then per frame
 # "#" << idx << " " << frame.funcname << " from " << frame.filename << ":" << frame.lineno), its message above it:
-# #43 PyObject_Call from ??:0
+# #60 __libc_init_first from ??:0
 # #62 _start from ??:0`                          (Lightning-AI/pytorch-lightning#19544, the paste's end and its stray `)
 _CAPTURED_HEADER = re.compile(r"\s*C\+\+ CapturedTraceback:\s*")
 _CAPTURED_FRAME = re.compile(r"\s*#\d{1,4} \S.{0,2000}? from \S{1,500}:\d{1,9}\s*`?\s*")

@@ -745,7 +745,7 @@ CAPTURED = ("C++ CapturedTraceback:\n#4 c10::Error::Error(c10::SourceLocation, s
 
 
 def test_pytorchs_cpp_frames_without_their_error_are_a_cut_capture():
-    # Lightning-AI/pytorch-lightning#19544: the excerpt holds frames #43-#62 of the C++ stack and not the error above
+    # Lightning-AI/pytorch-lightning#19544: the excerpt holds frames 43 to 62 of the C++ stack and not the error above
     # them; read as nothing, the file was set aside as uninformative and a healthy log beside it made a healthy verdict
     from stethoscope.facts.parsers.unrecognised_text import detect
     text = (ROOT / "fixtures/artefacts/unrecognised_text/lightning19544_cpp_captured_frames_cut.txt").read_text()
