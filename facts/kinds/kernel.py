@@ -201,6 +201,9 @@ class KernelBoot(KernelLineFact):
 
     kind: Literal["kernel_boot"] = "kernel_boot"
     kernel_release: str | None = None  # "6.8.0-48-generic" from "Linux version ..."
+    #: the release is WSL2's kernel ("6.6.87.2-microsoft-standard-WSL2", before 5.10 "4.19.128-microsoft-standard"):
+    #: the node is a WSL2 VM, whose GPU is the Windows host's, reached through /dev/dxg, not a server's with its module
+    wsl: bool = False
 
 
 @fact_kind

@@ -540,7 +540,8 @@ def parse(artefact: Artefact) -> ParseResult:
         if (bm := _BOOT.match(msg)) is not None:
             kind = "version" if bm["release"] else "cmdline"
             if boots.marker(kind):
-                b.add(KernelBoot, ln, boot=boots.index, kernel_release=bm["release"], **common)
+                b.add(KernelBoot, ln, boot=boots.index, kernel_release=bm["release"],
+                      wsl=bm["release"] is not None and "-microsoft-standard" in bm["release"], **common)
             used.add(ln)
             continue
 

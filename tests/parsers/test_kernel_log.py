@@ -448,7 +448,19 @@ def test_journal_k_boot_and_host():
     r = parse_file("journal_k_boot.log")
     (b,) = of(r, "kernel_boot")
     assert (b.boot, b.kernel_release, b.node, b.evidence.line) == (0, "6.6.87.2-microsoft-standard-WSL2", "DESKTOP-CPK0PUB", 2)
+    assert b.wsl  # WSL2's kernel: the node is a WSL2 VM (round rT5)
     assert r.lines_used == 2  # Linux version + Command line of the same boot
+
+
+@pytest.mark.parametrize("release, wsl", [
+    ("6.6.87.2-microsoft-standard-WSL2", True),
+    ("4.19.128-microsoft-standard", True),  # WSL2's kernels before 5.10 (CONSTRUCTED from the release naming)
+    ("6.8.0-48-generic", False),
+    ("5.15.0-1057-azure", False),  # an Azure VM's kernel is a server's, not WSL's
+])
+def test_kernel_boot_says_whether_the_kernel_is_wsls(release, wsl):
+    (b,) = of(parse_text(f"[    0.000000] Linux version {release} (root@x) (gcc (GCC) 11.2.0) #1 SMP\n"), "kernel_boot")
+    assert (b.kernel_release, b.wsl) == (release, wsl)
 
 
 def test_journal_iso_xid45():
