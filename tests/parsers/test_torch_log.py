@@ -869,6 +869,18 @@ def test_sglang_platform_warnings_are_read_once_each_not_from_their_source_lines
     assert of(parse_text(hip), "torch_warning") == []
 
 
+def test_c10d_host_lookup_failure_is_read_and_not_benign():
+    # pytorch/pytorch#74824's line (round rT3): c10d's getaddrinfo of the store's host failed; the rule judges it
+    text = (FIX / "pytorch74824_c10d_ipv6_lookup_name_not_known.log").read_text()
+    assert torch_log.detect(text)
+    (w,) = of(parse_text(text), "torch_warning")
+    assert (w.warning_id, w.benign, w.source_file) == ("c10d_host_lookup_failed", False, "socket.cpp")
+    # the errno 97 line of the same file (an IPv6 socket the host cannot make) stays the benign entry's
+    (b,) = of(parse_text("[W508 19:42:29.081090059 socket.cpp:759] [c10d] The client socket cannot be initialized to connect to "
+                         "[jwb0129i.juwels]:21068 (errno: 97 - Address family not supported by protocol).\n"), "torch_warning")
+    assert (b.warning_id, b.benign) == ("socket_ipv6_not_supported", True)
+
+
 def test_an_unknown_or_unformatted_warning_is_not_read():
     # near misses: a c10 warning the catalogue does not know; the known text in prose, not in c10's forms
     assert of(parse_text("[W Utils.hpp:108] Warning: Environment variable FOO is deprecated; use BAR instead (function getCvarString)\n"),
