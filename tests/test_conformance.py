@@ -95,6 +95,8 @@ def test_parsers_do_not_claim_other_kinds_real_files():
                 allowed |= {"torch_log"}
                 if "level=" in head and "source=" in head:  # CUDA errors as ollama's own log lines carry them
                     allowed.add("ollama_log")
+            if folder.name == "ngc_entrypoint" and "Return status: " in head:  # Triton's start after the banner: Torch-TensorRT's
+                allowed.add("cuda_app")  # cudaGetDeviceCount() status, a CUDA error (triton-inference-server/server#5858)
             if folder.name == "launcher_exit":  # TGI's launcher logs its shard's stderr, a PyTorch process's errors above
                 allowed |= {"torch_elastic", "torch_log", "cuda_app"}  # its own lines (the c10d store's bind: TGI#1156; an OOM: #866)
             if folder.name == "training_throughput":  # torchtitan's step lines are PyTorch log lines ([rank0]:)

@@ -131,6 +131,24 @@ class OllamaRunnerExit(Fact):
 
 
 @fact_kind
+class OllamaGpuDiscoveryFailed(Fact):
+    """The ollama server's report that its GPU discovery failed or found no GPU, at whatever level it logs it
+    (INFO, WARN, DEBUG): ``msg="no compatible GPUs were discovered"`` (it then runs models on the CPU), a GPU
+    library it could not load or initialise (``msg="unable to load cuda driver library" ... error="..."``,
+    ``msg="unknown error initializing cuda driver library <lib>: cuda driver library init failure: 999. see ..."``,
+    ``msg="Unable to load cudart library <lib>: ..."``, ``msg="version mismatch between driver and cuda driver
+    library - ..."``), its discovery runner failing (``msg="failure during llama-server GPU discovery"``). The
+    library's own status, where the line quotes a CUDA one, is cuda_app's fact on the same line."""
+
+    kind: Literal["ollama_gpu_discovery_failed"] = "ollama_gpu_discovery_failed"
+    message: str  # msg=, then error= where given
+    library: str | None = None  # library=, where given
+    #: the driver API function the library lacked (discover/gpu_info.h LOAD_SYMBOL: "symbol lookup for %s failed: %s"):
+    #: a libcuda older than the CUDA the server's probe was written for ("cuCtxCreate_v3": CUDA 11.4's, driver R470)
+    missing_symbol: str | None = None
+
+
+@fact_kind
 class RayMemoryMonitorKill(Fact):
     """Ray's memory monitor killed a task or actor process: the node's host memory ran low."""
 

@@ -203,6 +203,26 @@ TRITON_CUDA_STATUS = re.compile(
 TRITON_STATUS_MARKERS = ("unable to get number of CUDA devices", "pinned memory pool will not be available",
                          "GPU metrics will not be available: ")
 
+# A GPU-discovery probe's status number, printed bare (no cudaGetErrorString text beside it):
+# WARNING: [Torch-TensorRT] - Unable to read CUDA capable devices. Return status: 999      (triton-inference-server/server#4050, Jetson NX)
+#   (Torch-TensorRT core/runtime/DeviceList.cpp: status = cudaGetDeviceCount(&n); if (status != cudaSuccess)
+#   LOG_WARNING("Unable to read CUDA capable devices. Return status: " << status): a cudaError_t, printed at import
+#   in every process that loads torch_tensorrt, Triton's PyTorch backend among them)
+# time=2025-08-30T09:03:23.843-05:00 level=WARN source=gpu.go:605 msg="unknown error initializing cuda driver library /usr/lib/x86_64-linux-gnu/libcuda.so.575.64.03: cuda driver library init failure: 999. see https://github.com/ollama/ollama/blob/main/docs/troubleshooting.md for more information"
+#   (ollama 0.11.3's journal, quoted in a public notes file; ollama/ollama#12352 is titled "cuda driver library init failure: 205")
+#   (ollama's GPU discovery, discover/gpu_info_nvcuda.c: ret = cuInit(0); LOG(verbose, "cuInit err: %d\n", ret);
+#   snprintf(buf, buflen, "cuda driver library init failure: %d", ret): a CUresult; gpu_info_cudart.c:
+#   ret = cudaSetDevice(0); LOG(verbose, "cudaSetDevice err: %d\n", ret); "cudart init failure: %d": a cudaError_t.
+#   discover/gpu.go quotes the text in its INFO/WARN lines, "Unable to load cudart library <lib>: <text>", "unknown
+#   error initializing cuda driver library <lib>: <text>. see ...", error="<text>" in older releases)
+# A number the catalogue does not know is not read (facts/parsers/ollama_log.py still reads ollama's line as a discovery
+# failure). CONSTRUCTED for the tests: "cuInit err: 999", "cudaSetDevice err: 999" (the verbose log's form above).
+DISCOVERY_STATUS = re.compile(
+    r"\b(?:(?P<drv>cuda driver library|nvcuda) init failure: (?P<num>\d{1,4})\b|(?P<rt>cudart) init failure: (?P<num2>\d{1,4})\b"
+    r"|(?P<drv2>cuInit) err: (?P<num3>\d{1,4})\b|(?P<rt2>cudaSetDevice) err: (?P<num4>\d{1,4})\b"
+    r"|(?P<rt3>Unable to read CUDA capable devices)\. Return status: (?P<num5>\d{1,4})\b)")
+DISCOVERY_MARKERS = (" init failure: ", "cuInit err: ", "cudaSetDevice err: ", "Unable to read CUDA capable devices")
+
 # A number and cudaGetErrorString's text printed side by side, "error" in lower case or before a bracket:
 # OSError: (External) CUDA error(719), unspecified launch failure.      (PaddlePaddle/PaddleDetection#8492, its title)
 # Cuda error(3), initialization error.                                  (PaddlePaddle/PaddleX#952, its title)
@@ -559,7 +579,7 @@ MARKERS = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", "CUDA 
            "_STATUS_", "CUFFT_", "NVRTC_ERROR_", "Failed to get convolution algorithm", "] Assertion `",
            "DNN library initiali", "Loaded runtime CuDNN", "cuDNN algorithm", "convolution algorithms available",
            "unable to find an engine", "out of resource: ", "OOM when allocating tensor", "Error (", "Error in ",
-           TRTLLM_PEER_MARKER, " CUDA: ", "() failed with error #", "results in UNKNOWN_CUDA_ERROR", "function returned error code", "CUDA runtime error in ") + LIBRARY_MARKERS + CUDA_GDB_EXCEPTION_MARKERS + CUBLAS_TEXT_MARKERS + GGML_MARKERS + TRITON_STATUS_MARKERS + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS
+           TRTLLM_PEER_MARKER, " CUDA: ", "() failed with error #", "results in UNKNOWN_CUDA_ERROR", "function returned error code", "CUDA runtime error in ") + LIBRARY_MARKERS + CUDA_GDB_EXCEPTION_MARKERS + CUBLAS_TEXT_MARKERS + GGML_MARKERS + TRITON_STATUS_MARKERS + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS + DISCOVERY_MARKERS
 
 # [rank3]:[E416 ...] ... / (WorkerDict pid=63294) [rank3]: ...  (the rank: torch_log_lines.global_rank)
 PID = re.compile(r"\bpid[=: ]\s*(?P<pid>\d+)")
@@ -592,6 +612,8 @@ DETECT = re.compile(
     r"|\bkernel version \d[\d.]{0,14} does not match DSO version \d|\b(?:libcuda|kernel) reported version is: \d"
     r"|Allocation on device \d{1,3} would exceed allowed memory|torch\.(?:cuda\.)?OutOfMemoryError(?:: |[*` \t]*(?:\r?\n|$))"
     r"|Can't enable access between nodes \d"
+    r"|(?:cuda driver library|nvcuda|cudart) init failure: \d|cuInit err: \d|cudaSetDevice err: \d"
+    r"|Unable to read CUDA capable devices\. Return status: \d"
     r"|ERROR: CUDA kernel \w{1,120} has no device code compatible with|ERROR: ggml-cuda was compiled without support for the current GPU"
     r"|\bcuBLAS error \d{1,2} at \S"
     r"|\b(?:cuBLAS|CUBLAS) Error: (?:the|an) [a-z]"
@@ -608,7 +630,7 @@ _DETECT_GATES = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", 
                  "_STATUS_", "CUFFT_", "NVRTC_ERROR_", "Failed to get convolution", "] Assertion `", "RESOURCE_EXHAUSTED",
                  "DNN library initiali", "Loaded runtime CuDNN", "cuDNN algorithm", "convolution algorithms available",
                  "unable to find an engine", "out of resource: ", "OOM when allocating tensor", "Error (", "Error in ",
-                 TRTLLM_PEER_MARKER, "() failed with error #", "results in UNKNOWN_CUDA_ERROR") + LIBRARY_MARKERS + CUDA_GDB_EXCEPTION_MARKERS + CUBLAS_TEXT_MARKERS + GGML_MARKERS + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS
+                 TRTLLM_PEER_MARKER, "() failed with error #", "results in UNKNOWN_CUDA_ERROR") + LIBRARY_MARKERS + CUDA_GDB_EXCEPTION_MARKERS + CUBLAS_TEXT_MARKERS + GGML_MARKERS + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS + DISCOVERY_MARKERS
 
 
 def detect(text: str) -> bool:
@@ -851,13 +873,17 @@ def _read(line: str, last: bool = False) -> dict | None:
             api = "runtime"  # cudaGetErrorString's text of the cudaError_t the expression tested
         if form == "call_failed":
             api = "driver" if not d["call"].startswith("cuda") else "runtime"
+        if form == "discovery_status":
+            api = "driver" if d.get("drv") or d.get("drv2") else "runtime"  # cuInit's CUresult, else a cudaError_t
+            printed = int(d.get("num4") or d.get("num5")) if printed is None else printed
         if form == "error_code":
             n = NAME.fullmatch(msg)
             name = n["name"] if n and catalogue.by_name(n["name"]) else None
         if form == "quoted" and "'" in line[m.end():]:
             # a text with an apostrophe ("caller's grid depth", "doesn't have valid Grid license") ends at the last quote
             msg = line[m.start("msg"):line.rfind("'")].strip()
-        code_form = form in ("numbered", "quoted", "cuda_gdb", "check", "curesult", "call_failed", "numba_unknown")
+        code_form = form in ("numbered", "quoted", "cuda_gdb", "check", "curesult", "call_failed", "numba_unknown",
+                             "discovery_status")
         entry = catalogue.resolve(name=name, text=msg or None, api=api, code=printed if code_form else None)
         cut = None
         if entry is None and last and msg and form != "name_only" and (cut := catalogue.cut_entry(msg)) is not None \
@@ -869,7 +895,7 @@ def _read(line: str, last: bool = False) -> dict | None:
         if form == "name_only" and entry is None:
             continue  # a word that looks like a CUDA name but is none (a variable, a newer enum)
         if form in ("numbered", "cuda_gdb", "init", "check", "error_code", "check_error", "check_streamed",
-                    "call_failed", "returned_code", "runtime_error_in", "triton_status") and entry is None:
+                    "call_failed", "returned_code", "runtime_error_in", "triton_status", "discovery_status") and entry is None:
             continue
         if form == "triton_status" and d["what"].startswith("pinned") and entry.name == "cudaErrorMemoryAllocation":
             continue  # cudaHostAlloc short of host memory: the pool is off, no GPU allocation failed
@@ -1029,7 +1055,8 @@ def _forms(line: str):
                           ("numbered", NUMBERED), ("curesult", CURESULT), ("numba_unknown", NUMBA_UNKNOWN),
                           ("init", INIT_FAILED), ("cuda_gdb", CUDA_GDB),
                           ("check_error", CHECK_ERROR), ("returned_code", RETURNED_CODE),
-                          ("runtime_error_in", RUNTIME_ERROR_IN), ("triton_status", TRITON_CUDA_STATUS)):
+                          ("runtime_error_in", RUNTIME_ERROR_IN), ("triton_status", TRITON_CUDA_STATUS),
+                          ("discovery_status", DISCOVERY_STATUS)):
         m = pattern.search(line)
         if m is not None:
             yield form, m

@@ -15,7 +15,10 @@ version the driver supports, as ollama reads it from ``cuDriverGetVersion``);
 ``ollama_runner_exit`` for the server's report that the runner it started is gone (``msg="llama
 runner terminated"``, ``msg="error loading llama server"``, also where a paste cut the line inside
 that msg): the runner's own error is in the same log before it, so the line is its echo
-(knowledge/fact_polarity.yaml); ``ollama_log_error`` for each other ``level=ERROR`` line (its
+(knowledge/fact_polarity.yaml); ``ollama_gpu_discovery_failed`` for the server's report, at any level, that its GPU discovery failed or found no
+GPU (``msg="no compatible GPUs were discovered"``, a GPU library it could not load or initialise: ``_DISCOVERY``), an
+echo where the same file's failure is reported (a CUDA status the line quotes is cuda_app's);
+``ollama_log_error`` for each other ``level=ERROR`` line (its
 ``msg``), so that a failure ollama logged is never read as nothing. CUDA errors quoted in any line
 are :mod:`cuda_app`'s.
 Other lines (configuration, model loading, requests) are recognised and counted, not facts.
@@ -28,7 +31,7 @@ import re
 
 from stethoscope.facts.ids import try_pci_bus_id
 from stethoscope.facts.kinds.app import (  # noqa: F401 - the fact classes live in facts/kinds
-    OllamaGpu, OllamaLogError, OllamaRunnerExit,
+    OllamaGpu, OllamaGpuDiscoveryFailed, OllamaLogError, OllamaRunnerExit,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
@@ -60,9 +63,45 @@ SIGNATURES = (_DETECT,)
 # discover/runner.go, discover/amd_linux.go, gpu/gpu_linux.go, llm/ggml.go, ...; the names as ollama's log prints them):
 #   time=2024-09-03T16:36:00.853+08:00 level=DEBUG source=gpu.go:537 msg="Unable to load cudart" library=C:\Users\asus\AppData\Local\Programs\Ollama\lib\ollama\cudart64_12.dll   (ollama#6604)
 #   time=2025-11-12T03:10:56.706Z level=INFO source=runner.go:67 msg="discovering available GPUs..."   (ollama#12136)
-_MARK = re.compile(r"[Ll]lama|LLAMA|ggml|GGML|inference compute|cuda driver library|[Uu]nable to load cudart"
+_MARK = re.compile(r"[Ll]lama|LLAMA|ggml|GGML|inference compute|cuda driver library|[Uu]nable to load (?:cudart|nvcuda)"
+                   r"|no compatible GPUs were discovered"
                    r"|source=(?:sched|runner|routes|images|amd_linux|amd_windows|amd_common|gpu_linux|gpu_windows|cuda_common"
                    r"|ggml|llama|download|upload|manifest|envconfig)\.go:")
+
+
+# The server's GPU discovery failing or finding nothing, at the level ollama logs it (INFO, WARN, DEBUG: the server goes on,
+# on the CPU), the message as discover/gpu.go (0.1.3x-0.11) and discover/runner.go (0.12 on) word it:
+#   time=2024-09-04T14:28:41.837+08:00 level=INFO source=gpu.go:568 msg="unable to load cuda driver library" library=/usr/lib64/libcuda.so.460.106.00 error="symbol lookup for cuCtxCreate_   (ollama/ollama#6626, cut there: a 460 driver without cuCtxCreate_v3)
+#   time=2025-08-30T09:03:23.843-05:00 level=WARN source=gpu.go:605 msg="unknown error initializing cuda driver library /usr/lib/x86_64-linux-gnu/libcuda.so.575.64.03: cuda driver library init failure: 999. see https://github.com/ollama/ollama/blob/main/docs/troubleshooting.md for more information"   (ollama 0.11.3's journal, quoted in a public notes file)
+#   time=2025-04-14T07:08:45.375Z level=INFO source=gpu.go:377 msg="no compatible GPUs were discovered"   (zhaohb/ollama_ov#6)
+#   time=2026-06-30T15:57:39.302+08:00 level=INFO source=runner.go:513 msg="failure during llama-server GPU discovery" OLLAMA_LIBRARY_PATH="[...]" extra_envs=map[] error="llama-server --list-devices failed: exit status 0xc0000005: ..."   (ollama/ollama#16970)
+#   (gpu.go's other wordings of one failed library: "Unable to load cudart library <lib>: <text>", "version mismatch between
+#   driver and cuda driver library - reboot or upgrade may be required: library <lib>", "no nvidia devices detected by
+#   library <lib>", "loadNVCUDAMgmt:" error=..., DEBUG "Unable to load cudart" / "Unable to load nvcuda" error=..., 0.1.x's
+#   "Unable to load CUDA management library <lib>: nvml vram init failure: 999" (ollama/ollama#4216's title))
+# A 32-bit library tried first and skipped ("wrong ELF class: ELFCLASS32", gpu.go's "skipping 32bit library") is no failure.
+_DISCOVERY = re.compile(
+    r"(?:no compatible GPUs were discovered|[Uu]nable to load (?:cuda driver library|cudart|nvcuda|CUDA management library)"
+    r"|unknown error initializing cuda driver library|version mismatch between driver and cuda driver library"
+    r"|no nvidia devices detected|failure during llama-server GPU discovery"
+    r"|loadNVCUDAMgmt:$)")
+_ERROR_CUT = re.compile(r'\berror="(?P<err>[^"]*)$')
+# discover/gpu_info.h LOAD_SYMBOL: snprintf(buf, buflen, "symbol lookup for %s failed: %s", l[i].s, msg) ("cuCtxCreate_"
+# where a paste cut the name: ollama/ollama#6626)
+_MISSING_SYMBOL = re.compile(r"\bsymbol lookup for (?P<sym>cu[A-Z]\w{0,60})(?: failed\b|$)")
+
+
+def _discovery(msg: str, kv: dict[str, str], rest: str) -> str | None:
+    """The discovery failure ``msg`` reports (with its error= where given; an error= value the paste cut is kept to its end),
+    or None."""
+    if _DISCOVERY.match(msg) is None or (msg == "loadNVCUDAMgmt:" and "error" not in kv):
+        return None
+    err = kv.get("error")
+    if err is not None and err.startswith('"') and (cut := _ERROR_CUT.search(rest)) is not None:
+        err = cut["err"].rstrip()
+    if "wrong ELF class" in msg or (err and "wrong ELF class" in err):
+        return None
+    return f"{msg}: {err}" if err else msg
 
 
 def detect(text: str) -> bool:
@@ -108,7 +147,11 @@ def parse(artefact: Artefact) -> ParseResult:
             continue
         result.lines_used += 1
         msg, kv = pairs(m["rest"])
-        if msg == "inference compute":
+        if (failed := _discovery(msg, kv, m["rest"])) is not None:
+            sym = _MISSING_SYMBOL.search(failed)
+            b.add(OllamaGpuDiscoveryFailed, n, message=failed[:300], library=kv.get("library") or None,
+                  missing_symbol=sym["sym"] if sym else None)
+        elif msg == "inference compute":
             bus = kv.get("pci_id")
             b.add(OllamaGpu, n, gpu_uuid=kv.get("id") or None,
                   pci_bus_id=try_pci_bus_id(bus) if bus else None,

@@ -1002,3 +1002,40 @@ def test_cut_last_line_names_the_one_error_it_begins(text, line):
 def test_cut_text_not_resolved_when_ambiguous_or_inside(text):
     r = parse_text(text)
     assert all(f.catalogue_name is None for f in r.facts) and r.limits == []
+
+
+def test_torch_tensorrt_device_count_status_real():
+    # triton-inference-server/server#4050 (Jetson NX): Torch-TensorRT's cudaGetDeviceCount() status, a bare cudaError_t
+    r = parse_file("triton4050_torch_tensorrt_device_count_status_999.log")
+    assert [(f.evidence.line, f.catalogue_name, f.code, f.printed_code, f.form) for f in r.facts] == [
+        (2, "cudaErrorUnknown", 999, 999, "discovery_status")]
+
+
+@pytest.mark.parametrize("line, name", [
+    # CONSTRUCTED in the form of ollama 0.5-0.11's discover/gpu.go (the text of discover/gpu_info_nvcuda.c's
+    # "cuda driver library init failure: %d", cuInit's CUresult), the library path chosen
+    ('time=2025-08-30T09:03:23.843-05:00 level=WARN source=gpu.go:605 msg="unknown error initializing cuda driver library '
+     '/usr/lib/x86_64-linux-gnu/libcuda.so.575.64.03: cuda driver library init failure: 999. see '
+     'https://github.com/ollama/ollama/blob/main/docs/troubleshooting.md for more information"', "CUDA_ERROR_UNKNOWN"),
+    # ollama/ollama#12352's title (the status alone): cuInit's CUresult 205
+    ("cuda driver library init failure: 205", "CUDA_ERROR_MAP_FAILED"),
+    # CONSTRUCTED: the verbose log of discover/gpu_info_nvcuda.c (LOG(verbose, "cuInit err: %d\n", ret)), a CUresult
+    ("cuInit err: 802", "CUDA_ERROR_SYSTEM_NOT_READY"),
+    # CONSTRUCTED: discover/gpu_info_cudart.c's "cudart init failure: %d" and its verbose "cudaSetDevice err: %d", a cudaError_t
+    ('msg="Unable to load cudart" library=/usr/local/cuda/lib64/libcudart.so.12.4.127 error="cudart init failure: 999"',
+     "cudaErrorUnknown"),
+    ("cudaSetDevice err: 100", "cudaErrorNoDevice"),
+])
+def test_discovery_status_numbers(line, name):
+    assert cuda_app.detect(line)
+    (f,) = parse_text(line).facts
+    assert (f.catalogue_name, f.form) == (name, "discovery_status")
+
+
+@pytest.mark.parametrize("line", [
+    "cuda driver library init failure: 12345",  # no CUDA status of that number: not read
+    "WARNING: [Torch-TensorRT] - Unable to read CUDA capable devices. Return status: 4242",
+    "the plugin init failure: 3 retries left",  # another program's "init failure" without a CUDA library named
+])
+def test_discovery_status_unknown_numbers_not_read(line):
+    assert parse_text(line).facts == []

@@ -95,3 +95,54 @@ def test_not_this_kind(text):
 ])
 def test_ollama_marks(text):
     assert ollama_log.detect(text)
+
+
+# Wild sweep rT2: the server's GPU discovery failing or finding no GPU, at the level ollama logs it (INFO, WARN, DEBUG)
+
+def test_discovery_failure_real_symbol_lookup_cut():
+    # ollama/ollama#6626: a 460 driver without cuCtxCreate_v3; the journal quoted with "> ", the excerpt cut in error=
+    text = (FIX / "ollama6626_cuda_driver_library_symbol_lookup_cut.log").read_text()
+    assert ollama_log.detect(text)
+    (f,) = parse_text(text).facts
+    assert (f.kind, f.message, f.library) == (
+        "ollama_gpu_discovery_failed", "unable to load cuda driver library: symbol lookup for cuCtxCreate_",
+        "/usr/lib64/libcuda.so.460.106.00")
+
+
+def test_discovery_failure_real_llama_server_runner():
+    # ollama/ollama#16970: the discovery runner (llama-server --list-devices) crashed; the server runs on the CPU
+    text = (FIX / "ollama16970_llama_server_discovery_failed_cut.log").read_text()
+    facts = parse_text(text).facts
+    assert [f.kind for f in facts] == ["ollama_gpu_discovery_failed", "ollama_gpu"]
+    assert facts[0].message.startswith("failure during llama-server GPU discovery: llama-server --list-devices failed: "
+                                       "exit status 0xc0000005")
+
+
+@pytest.mark.parametrize("line, message", [
+    # zhaohb/ollama_ov#6 (ollama's gpu.go, its last word when no library found a GPU)
+    ('time=2025-04-14T07:08:45.375Z level=INFO source=gpu.go:377 msg="no compatible GPUs were discovered"',
+     "no compatible GPUs were discovered"),
+    # CONSTRUCTED in the form of ollama 0.5-0.11's discover/gpu.go (fmt.Sprintf("unknown error initializing cuda driver
+    # library %s: %s. see ...", libPath, "cuda driver library init failure: 999"), slog.Warn), the library path chosen
+    ('time=2025-08-30T09:03:23.843-05:00 level=WARN source=gpu.go:605 msg="unknown error initializing cuda driver library '
+     '/usr/lib/x86_64-linux-gnu/libcuda.so.575.64.03: cuda driver library init failure: 999. see '
+     'https://github.com/ollama/ollama/blob/main/docs/troubleshooting.md for more information"',
+     "unknown error initializing cuda driver library /usr/lib/x86_64-linux-gnu/libcuda.so.575.64.03: cuda driver library "
+     "init failure: 999. see https://github.com/ollama/ollama/blob/main/docs/troubleshooting.md for more information"),
+    # CONSTRUCTED in the form of an older gpu.go's slog.Debug("Unable to load cudart", "library", libPath, "error", err)
+    ('time=2024-10-01T08:00:00.000Z level=DEBUG source=gpu.go:500 msg="Unable to load cudart" '
+     'library=/usr/local/cuda/lib64/libcudart.so.12.4.127 error="cudart init failure: 999"',
+     "Unable to load cudart: cudart init failure: 999"),
+])
+def test_discovery_failure_forms(line, message):
+    (f,) = parse_text(line).facts
+    assert (f.kind, f.message) == ("ollama_gpu_discovery_failed", message)
+
+
+def test_a_32bit_library_skipped_is_no_failure():
+    # CONSTRUCTED in the form of gpu.go's DEBUG line for the 32-bit libcuda it tries first (the error text as
+    # discover/gpu_info.h's dlopen failure prints it)
+    line = ('time=2024-10-01T08:00:00.000Z level=DEBUG source=gpu.go:400 msg="Unable to load nvcuda" '
+            'library=/usr/lib/i386-linux-gnu/libcuda.so.550.90.07 error="Unable to load /usr/lib/i386-linux-gnu/libcuda.so.550.90.07 '
+            'library to query for Nvidia GPUs: /usr/lib/i386-linux-gnu/libcuda.so.550.90.07: wrong ELF class: ELFCLASS32"')
+    assert parse_text(line).facts == []
