@@ -78,7 +78,7 @@ _MAYBE_START = re.compile(
     r"|NET/Plugin|Plugin Path|(?:Initialized|Failed to initialize|Assigned) NET plugin|P2P is disabled|Could not enable P2P"
     r"|Failed to open libibverbs|(?:GIN|TUNER|PROFILER|ENV)/Plugin ?: ?Could not find:|socketFinalizeAccept: didn't receive"
     r"|Could not find real path of /sys/class/net/|Using (?:internal|external) Network |NET : Using interface "
-    r"|Init timings|Invalid value "
+    r"|Init timings|Invalid value |External profiler plugin "
 )
 _MAYBE_ANY = re.compile(
     r"GPU Direct RDMA|shared memory|posix_fallocate|failed to extend|Call to ibv|Duplicate GPU|Cuda failure"

@@ -273,6 +273,12 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
     # Profiler init failed with error (1). Continue without profiler.     (CONSTRUCTED from the v2.23 format)
     ("profiler_plugin_init_failed", re.compile(
         r"^Profiler init failed with error (?:\(-?\d+\)|'-?\d+': [^\n]{0,200}?)\. Continue without profiler\.")),
+    # INFO(NCCL_INIT, "External profiler plugin %s is unsupported", profilerName) (src/plugin/profiler.cc ncclProfilerPluginLoad,
+    #   2.23-2.31: the library NCCL_PROFILER_PLUGIN named loaded, but it exports no ncclProfiler_vN NCCL knows, a plugin
+    #   built for another profiler API or not a profiler plugin at all; NCCL unloads it and goes on without a profiler);
+    #   ATTN from 2.32 (round rT5). Read at either level as this WARN form (INFO_AS_WARN; the ATTN by its kind)
+    # External profiler plugin libnccl-profiler-inspector.so is unsupported           (CONSTRUCTED from the format)
+    ("profiler_plugin_unsupported", re.compile(r"^External profiler plugin \S{1,300} is unsupported\s*$")),
     # WARN("Failed to open libibverbs.so[.1]")   (misc/ibvwrap.cu / ibvwrap.cc: a WARN in 2.4-2.7 at least, :63 in 2.7.8; neither libibverbs.so nor
     #   libibverbs.so.1 could be dlopen'ed; by 2.23 the same words are INFO(NCCL_INIT, ...) and NCCL goes on): no IB
     #   verbs library where NCCL runs, so its IB transport is off and it uses sockets
@@ -568,7 +574,7 @@ _GATE = re.compile(r"Unable to|ibv_open_device|ibv_set_ece|CQE with error|same G
                    r"|mixed local Net|CUDA library|missing symbol|already checked in|already been destroyed|Invalid rank requested"
                    r"|UDS: Binding|closed by remote peer|open libibverbs|wrong type|wrong magic|valid magic|initialize CollNet|SHARP coll init|SHARP group create|sharp_coll_caps_query|specified UCX_TLS"
                    r"|reverse path|ould not find|No path computed|of node \w+ not found|IPC register userbuff|DOCA failure"
-                   r"|No suitable space found|commReclaim|commDestroySync|Legacy IPC cleanup|MNNVL \(cliqueSize|Profiler init failed"
+                   r"|No suitable space found|commReclaim|commDestroySync|Legacy IPC cleanup|MNNVL \(cliqueSize|Profiler init failed|External profiler plugin"
                    # round rT4: the 2.29-2.30 forms
                    r"|^NET/IB: |NCCL_NET_MERGE_POLICY|NCCL_CTA_POLICY|graphStreamOrdering|is invalid \(must be|ncclPutSignal|ncclSignal"
                    r"|ncclWaitSignal|config \w+ attribute|ncclCommGrow|must be initialized via|NULL user pointer|invalid pointer"
@@ -623,7 +629,9 @@ BARE_GATES = ("Call to ibv_", "Unable to open device", "Unable to query device",
 #: the INFO messages that say what a WARN of an older release said (NCCL moved them down a level; the fault did not
 #: change): nccl_log gives such an INFO line the ``nccl_warn`` fact of its kind, as it gave the WARN
 #:   socketFinalizeAccept: didn't receive a valid magic from 10.0.0.7<51234>        (2.27.3-2.30.4; WARN "wrong magic" before)
-INFO_AS_WARN = ("socketFinalizeAccept: didn't receive a valid magic",)
+#:   External profiler plugin libnccl-profiler-inspector.so is unsupported             (2.23-2.31; NCCL 2.32 prints it as
+#:     ATTN, read by its kind as this WARN form: the profiler NCCL was told to use is not used either way)
+INFO_AS_WARN = ("socketFinalizeAccept: didn't receive a valid magic", "External profiler plugin ")
 
 
 # The RAS client listener's socket calls (src/ras/client_support.cc rasClientInitSocket, 2.24.3-1 on: socket, setsockopt,

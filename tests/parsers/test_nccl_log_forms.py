@@ -633,3 +633,21 @@ def test_invalid_setting_value_is_an_ignored_setting(pad: int, stamped: bool) ->
     text = "".join(f"vm:1633:1640 [0] NCCL INFO Connected to proxy localRank {i % 8}\n" for i in range(pad)) + log
     got = [(f.name, f.value, f.default, f.node, f.local_device) for f in parse(text).facts if f.kind == "nccl_env_ignored"]
     assert got == [("NCCL_IB_TIMEOUT", "abc", "20", "vm", 0), ("NCCL_IB_RETRY_CNT", "99999999999999999999", "7", "vm", 1)]
+
+
+# src/plugin/profiler.cc's "External profiler plugin %s is unsupported": an INFO in 2.23-2.31, ATTN from 2.32 (round
+# rT5). CONSTRUCTED from the format and the two prefixes: read on every path as the nccl_warn of its kind
+_PROFILER_UNSUPPORTED = (
+    "vm:1633:1633 [0] plugin/profiler.cc:118 (ncclProfilerPluginLoad) NCCL ATTN External profiler plugin libnccl-profiler-inspector.so is unsupported",
+    "vm:1633:1633 [1] NCCL INFO External profiler plugin libnccl-profiler-example.so is unsupported",
+)
+
+
+@pytest.mark.parametrize("pad", [0, 400], ids=["fragment", "fast_path"])
+def test_profiler_plugin_unsupported_at_attn_and_info(pad: int) -> None:
+    text = ("".join(f"vm:1633:1640 [0] NCCL INFO Connected to proxy localRank {i % 8}\n" for i in range(pad))
+            + "vm:1633:1633 [0] NCCL INFO NCCL version 2.32.1+cuda13.0\n" + "\n".join(_PROFILER_UNSUPPORTED) + "\n")
+    r = parse(text)
+    warns = [(f.message_kind, f.local_device) for f in r.facts if f.kind == "nccl_warn"]
+    assert warns == [("profiler_plugin_unsupported", 0), ("profiler_plugin_unsupported", 1)]
+    assert r.lines_used == text.count("\n")
