@@ -369,7 +369,7 @@ def foreign_runs(art: Artefact, kinds, results: list[ParseResult], facts: list[F
     # a log without an empty line holds no block of its own (_blocks; the split lines where a reader made them, a
     # list's C scan: ~0.02 ms for a bench node's dmesg where the text's search for two newlines took 0.16)
     if log and ("" not in art._lines if art._lines is not None else "\n\n" not in art.text):
-        return [], _record_runs(art, read_lines(results, art, facts), kinds) if '\n{"' in art.text else []
+        return [], _record_runs(art, read_lines(results, art, facts), kinds) if "{" in art.text and '\n{"' in art.text else []
     # (where the readers left one line unread, a line of terms alone is most often their own banner or footer:
     # "# Collective test concluded: all_gather_perf"; then only an error word or failure form makes a run)
     later: list[tuple[int, int, int]] = []

@@ -1115,7 +1115,9 @@ def normalise(text: str, plain: bool | None = None, split: list[list[str]] | Non
         if "](http" in text:  # links inside lines, whatever the line starts with
             text = _AUTOLINK.sub(r"\g<text>", text)
     unwrapped = None if uncut else _unwrap(text, split if plain else None)  # rows a terminal cut, joined (the colours and links above took no columns)
-    if not uncut and ('{"' in text or '{ "' in text):  # a JSON record a terminal or a ticket broke over rows (records.py)
+    # a JSON record a terminal or a ticket broke over rows (records.py); "{" first: one memchr, where each two-character
+    # search skips only 3 characters a step (a bench node's 16 files that are not NCCL's alone: 1.7 -> 0.03 ms, rT7)
+    if not uncut and "{" in text and ('{"' in text or '{ "' in text):
         rejoined = rejoin_records(unwrapped[0] if unwrapped else text, unwrapped[1] if unwrapped else None)
         if rejoined is not None:
             unwrapped, plain = rejoined, False

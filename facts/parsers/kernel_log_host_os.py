@@ -543,7 +543,8 @@ _DPC_DETAIL_LINES = 3
 def nfs_recoveries(text: str, line_of, stamp_of) -> dict[tuple[str, str], list[tuple[int, str | None]]]:
     """The RPC client's "<prog>: server <name> OK" lines of a log: (program, server) -> their (line, stamp), in order."""
     out: dict[tuple[str, str], list[tuple[int, str | None]]] = {}
-    if " OK" not in text or ": server " not in text:
+    # (the longer needle first: the test of both took 0.17 ms of a bench node's 206 kB dmesg, this order 0.10; rT7)
+    if ": server " not in text or " OK" not in text:
         return out
     for m in _NFS_OK.finditer(text):
         ln = line_of(m.start())
