@@ -26,11 +26,13 @@ Run it after adding a reader or a signature; compare with the same run on the co
     .venv/bin/python bench/reader_costs.py                 # 4 nodes, 5 passes
     .venv/bin/python bench/reader_costs.py --nodes 8 --repeat 3
     .venv/bin/python bench/reader_costs.py --phases        # parse_one's phases in place, kept facts by kind
+    .venv/bin/python bench/reader_costs.py --phases --files 'train/rank*.log'   # the same over some files only
 """
 from __future__ import annotations
 
 import argparse
 import collections
+import fnmatch
 import pickle
 import subprocess
 import sys
@@ -57,6 +59,9 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--top", type=int, default=15)
     ap.add_argument("--phases", action="store_true", help="parse_one's phases as it runs, and the facts it keeps")
+    ap.add_argument("--files", default="*", help="only the nodes' files whose path below the node matches this glob "
+                    "(e.g. 'train/rank*.log': a bench node's 8 rank logs, 46 kB, cost in place about what its 4 nccl-tests "
+                    "logs, 700 kB, do: bench/speed_rT7.md)")
     args = ap.parse_args()
 
     from stethoscope.engine import parse_pool
@@ -71,7 +76,8 @@ def main() -> int:
         subprocess.run([sys.executable, str(HERE / "synth_bundle.py"), tmp, "--nodes", str(args.nodes)],
                        check=True, stdout=subprocess.DEVNULL)
         files = sorted(p for p in Path(tmp).rglob("*") if p.is_file())
-        texts = [(str(p.relative_to(tmp)), p.read_text(errors="replace")) for p in files]
+        texts = [(str(p.relative_to(tmp)), p.read_text(errors="replace")) for p in files
+                 if fnmatch.fnmatchcase(str(p.relative_to(tmp)).split("/", 1)[1], args.files)]
     router = routing.router_for(load_rules().rules)
     cls = classifier()
     n = args.nodes
