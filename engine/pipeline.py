@@ -35,6 +35,7 @@ from stethoscope.facts.bundle import UNKNOWN_NODE, FileTask, RawBundle, Skipped,
 from stethoscope.facts.limits import DEFAULT, Budget
 from stethoscope.facts.model import Fact, FactIndex, of_kind
 from stethoscope.facts.parsers.base import Artefact
+from stethoscope.facts.readings import records
 
 if TYPE_CHECKING:  # (bound by _tail)
     from stethoscope.engine.baselines import bench as bench_baseline
@@ -140,6 +141,8 @@ class Combined:
         self.first_at: dict[str, int] = {}
         #: how many of ``facts`` are indexed (all, unless ``facts`` grew or was changed by another's hand)
         self.indexed = 0
+        #: what facts/readings.records made of them, by kind and its facts' and summaries' counts (FactIndex's)
+        self.memo: dict = {}
         self._index(facts, 0)
 
     def _index(self, facts: list[Fact], start: int) -> None:
@@ -189,8 +192,7 @@ COMBINERS: tuple[tuple[str, Combiner], ...] = (
     ("stragglers", lambda c: nccl_summary.stragglers(c.by_kind)),
     # the rank the flight-recorder analyser names, on the host the NCCL Init lines give it
     ("fr_culprits", lambda c: nccl_summary.fr_culprits(c.by_kind)),
-    ("nccl_tests_runs", lambda c: nccl_summary.independent_runs(c.kind("nccl_test_run"), c.kind("nccl_test_rank"),
-                                                                c.kind("nccl_test_table"))),
+    ("nccl_tests_runs", lambda c: nccl_summary.independent_runs(c.kind("nccl_test_run"), c, c.kind("nccl_test_table"))),
     ("nccl_slow_path", lambda c: nccl_summary.slow_path(c.kind("nccl_env"))),
     ("nccl_gpu_shared", lambda c: nccl_summary.gpu_shared(c.kind("nccl_duplicate_gpu"), c.kind("nccl_rank"))),
     ("nccl_known_issues", lambda c: nccl_known_issues.summarise(c.by_kind)),
@@ -199,7 +201,7 @@ COMBINERS: tuple[tuple[str, Combiner], ...] = (
     # the nodes that never joined a timed-out rendezvous
     ("rendezvous", lambda c: rendezvous.summarise(c.by_kind, c.facts)),
     # did each nccl-tests run use NVLS (its log, else knowledge/nvls.yaml)
-    ("nvls_use", lambda c: nvls_use.summarise(c.by_kind)),
+    ("nvls_use", lambda c: nvls_use.summarise(c.by_kind, records(c, "nccl_test_rank"))),
     # nccl-tests busbw against the line rate of the node's RDMA ports
     ("nic_line_rate", lambda c: nic_line_rate.summarise(c.by_kind)),
     # nccl-tests against the baseline or the expected figure; other benchmarks against theirs
@@ -227,7 +229,7 @@ def combine(obs: Observation) -> Observation:
         # and each kind's facts as combining grouped them (lists of the facts: ~3.5 MB at 1,024 nodes),
         # which the rules' run and of_kind took again from the positions
         obs.index = FactIndex(obs.facts, {k: array("i", v) for k, v in seen.positions.items()}, seen.first_at,
-                              dict(seen.by_kind))
+                              dict(seen.by_kind), seen.memo)
     return obs
 
 

@@ -293,13 +293,17 @@ class FactIndex(tuple):
     #: (else None): :func:`of_kind` and the rules' run (ruleengine/session.run) take a kind's list
     #: as it is instead of building it again from the positions
     by_kind: dict[str, list] | None = None
+    #: what facts/readings.records made of these facts, by kind and the counts of its facts and summaries
+    memo: dict
 
     def __new__(cls, facts, positions: dict[str, Sequence[int]] | None = None, first_at: dict[str, int] | None = None,
-                by_kind: dict[str, list] | None = None):
+                by_kind: dict[str, list] | None = None, memo: dict | None = None):
         """``positions``: each kind's positions in ``facts``, where the caller indexed them as it
         made the list (engine/pipeline.combine): no pass over the facts here; ``first_at``: each
-        node's first position, and ``by_kind``: each kind's facts, where it noted them too."""
+        node's first position, and ``by_kind``: each kind's facts, where it noted them too; ``memo``:
+        the records made of them (engine/pipeline.Combined's: the same facts)."""
         self = super().__new__(cls, facts)
+        self.memo = {} if memo is None else memo
         if positions is not None:
             self.positions, self.first_at, self.by_kind = positions, first_at, by_kind
             return self

@@ -231,6 +231,39 @@ def test_benchmark_validity_reads_the_gpus_a_summary_holds(ruleset, tmp_path):
         [v.model_dump(exclude={"sources"}) for v in bench.validity(full)]
 
 
+@pytest.mark.parametrize("bundle, rule, shown", [
+    # nccl_summary.independent_runs cites rank 0's line (tests/rules/nccl/nccl_tests_ranks_not_joined's case)
+    ("artefacts/nccl_tests/crafted_two_processes_two_headers_g1.txt", "nccl_tests_ranks_not_joined", "Pid   1429 on         vm device  0"),
+    # localise/pairwise reads each run's hosts; perf_compare, nvls_use and common_cause the ranks of every run
+    ("bundles/seed-8x8-pairwise-rate100/bundle", None, None),
+    ("bundles/h200-healthy/bundle", None, None),
+])
+def test_rank_readers_read_the_ranks_a_summary_holds(ruleset, tmp_path, bundle, rule, shown):
+    """nccl-tests' rank lines are rows of their files' summaries (fact_routing.yaml summary_rows): no nccl_test_rank is
+    kept (no rule binds one), and the report, the findings' evidence lines included, is that of the unrouted facts;
+    facts/readings.records gives the rows as the facts were, in their order, with their nodes and evidence."""
+    from stethoscope.facts.readings import records
+
+    path = ROOT / "fixtures" / bundle
+    if path.is_file():
+        (tmp_path / "vm").mkdir()
+        (tmp_path / "vm" / "out").write_text(path.read_text())
+        path = tmp_path
+    (routed, counts), (whole, whole_counts) = _report(path, ruleset, True), _report(path, ruleset, False)
+    assert routed == whole  # (the counts lower only by the ring and tree links left unread: Router.dead)
+    assert all(a <= b for a, b in zip(counts, whole_counts))
+    if rule:
+        found, = (f for f in routed["findings"] if f["rule"] == rule)
+        assert any(shown in e["text"] for e in found["evidence"])
+    lean = pipeline.observe_bundle(path, jobs=1, ruleset=ruleset).facts
+    full = [f for f in pipeline.observe_bundle(path, jobs=1).facts if f.kind == "nccl_test_rank"]
+    assert full and not [f for f in lean if f.kind == "nccl_test_rank"]
+    fields = knowledge.load("fact_routing.yaml").summary_rows["nccl_test_rank"].fields
+    assert [(*(getattr(r, n) for n in fields), r.node, r.evidence) for r in records(lean, "nccl_test_rank")] == \
+        [(*(getattr(f, n) for n in fields), f.node, f.evidence) for f in full]
+    assert [r.id for r in records(full, "nccl_test_rank")] == [f.id for f in full]
+
+
 @pytest.mark.parametrize("evidence", [
     {"path": "n/nvidia-smi-q.txt", "line": 9, "text": "        DRAM Correctable                  : 0"},
     {"path": "".join(["n/", "p-" * 40]), "line": 1, "text": "".join(["t"] * 300)},

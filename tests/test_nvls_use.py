@@ -10,6 +10,7 @@ import pytest
 from stethoscope.engine.combine import nvls_use
 from stethoscope.engine.pipeline import parse_artefacts
 from stethoscope.facts.parsers.base import Artefact
+from stethoscope.facts.readings import records
 
 ROOT = Path(__file__).resolve().parents[1]
 HANG = (ROOT / "fixtures" / "artefacts" / "nccl_tests" / "allreduce_hang_g4_h800.txt").read_text()
@@ -74,9 +75,10 @@ def test_lines_sorted_once_per_process_and_inferences_kept_change_nothing(name, 
     from stethoscope.engine.pipeline import Combined, observe_bundle
 
     obs = observe_bundle(ROOT / "fixtures" / "bundles" / name / "bundle", 1)
-    by_kind = Combined(obs.facts, obs.coverage).by_kind
-    got = [f.model_dump() for f in nvls_use.summarise(by_kind)]
+    seen = Combined(obs.facts, obs.coverage)
+    by_kind, ranks = seen.by_kind, records(seen, "nccl_test_rank")
+    got = [f.model_dump() for f in nvls_use.summarise(by_kind, ranks)]
     own, use = nvls_use._own_lines, nvls_use._use
     monkeypatch.setattr(nvls_use, "_own_lines", lambda run, ranks, by_proc, by_path, ordered=None: own(run, ranks, by_proc, by_path))
     monkeypatch.setattr(nvls_use, "_use", lambda run, ranks, lines, hung, inferred=None, grouped=None: use(run, ranks, lines, hung))
-    assert got and got == [f.model_dump() for f in nvls_use.summarise(by_kind)]
+    assert got and got == [f.model_dump() for f in nvls_use.summarise(by_kind, ranks)]

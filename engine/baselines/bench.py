@@ -26,10 +26,10 @@ from pathlib import Path
 
 from stethoscope.engine.baselines import store
 from stethoscope.engine.baselines.perf_compare import size_text
-from stethoscope.engine.ruleengine.routing import readings
 from stethoscope.facts import knowledge
 from stethoscope.facts.model import Fact, of_kind
 from stethoscope.facts.parsers.bench_facts import BenchmarkSweepNarrower, BenchmarkValidity, BenchmarkVsBaseline, BenchmarkVsPeers
+from stethoscope.facts.readings import readings
 
 #: dcgmi diag results as numbers, so that a test that passed in the baseline and fails now is a drop
 DCGM_SCORE = {"Pass": 1.0, "Warn": 0.5, "Fail": 0.0}

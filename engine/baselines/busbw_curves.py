@@ -20,6 +20,7 @@ from stethoscope.engine.baselines import perf_compare
 from stethoscope.engine.baselines import store
 from stethoscope.engine.report import Finding
 from stethoscope.facts.model import Fact
+from stethoscope.facts.readings import records
 
 CurveKind = Literal["run", "suspect", "median", "reference"]
 _SERIOUS = ("warning", "critical", "fatal")
@@ -62,7 +63,7 @@ class Chart:
         return next(iter(self.of_kind("reference")), None) or next(iter(self.of_kind("median")), None)
 
 
-def _suspect_runs(facts: list[Fact], findings: list[Finding]) -> set[str]:
+def _suspect_runs(facts: list[Fact], findings: list[Finding], hosts_of: dict[str, list[str]]) -> set[str]:
     quoted: set[str] = set()
     links: set[frozenset[str]] = set()
     for f in findings:
@@ -71,12 +72,8 @@ def _suspect_runs(facts: list[Fact], findings: list[Finding]) -> set[str]:
         quoted.update(e.path for e in f.evidence)
         if f.entity.link and len(f.entity.link) == 2:
             links.add(frozenset(x.split("/")[0] for x in f.entity.link))
-    hosts: dict[str, set[str]] = defaultdict(set)
-    for f in facts:
-        if f.kind == "nccl_test_rank":
-            hosts[f.run_id].add(f.host)
     return {f.id for f in facts if f.kind == "nccl_test_run"
-            and (f.evidence.path in quoted or frozenset(hosts.get(f.id, ())) in links)}
+            and (f.evidence.path in quoted or frozenset(hosts_of.get(f.id, ())) in links)}
 
 
 def _run_label(run: Fact, hosts: list[str]) -> str:
@@ -90,11 +87,11 @@ def charts(facts: list[Fact], findings: list[Finding], baseline: store.Baseline 
     """One chart per (collective, ranks, hosts) of the nccl-tests runs among ``facts``.
     ``baseline``: the reference (default: the one in force for the comparison, else expected)."""
     baseline = baseline or perf_compare.current_baseline()
-    suspects = _suspect_runs(facts, findings)
     hosts_of: dict[str, list[str]] = defaultdict(list)
-    for f in facts:
-        if f.kind == "nccl_test_rank" and f.host not in hosts_of[f.run_id]:
-            hosts_of[f.run_id].append(f.host)
+    for r in records(facts, "nccl_test_rank"):  # (the rank lines: their files' summaries' rows, fact_routing.yaml)
+        if r.host not in hosts_of[r.run_id]:
+            hosts_of[r.run_id].append(r.host)
+    suspects = _suspect_runs(facts, findings, hosts_of)
     groups: dict[tuple[str, int, int], Chart] = {}
     refs: dict[tuple[str, int, int], tuple[dict[int, float], str] | None] = {}
     pair_links = perf_compare.nvlink_pair_links(facts)

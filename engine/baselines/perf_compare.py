@@ -38,6 +38,7 @@ from stethoscope.facts.model import Fact, of_kind
 from stethoscope.facts.kinds.nccl import BusbwComparison
 from stethoscope.facts.parsers.base import as_given
 from stethoscope.facts.parsers.nccl_tests_facts import busbw_factor
+from stethoscope.facts.readings import records
 
 #: the bands and their limits: knowledge/bench_tolerances.yaml's nccl_tests section (sources there)
 _LIMITS = knowledge.load("bench_tolerances.yaml").nccl_tests
@@ -182,9 +183,10 @@ def runs_of(facts: list[Fact], columns: bool = False) -> list[tuple[Fact, store.
     by_run: dict[str, Fact] = {}
     for f in of_kind(facts, "nccl_test_table"):
         by_run.setdefault(f.run_id, f)
-    ranks: dict[str, list[Fact]] = defaultdict(list)
-    # a run's rank lines lie together (its file's): grouped a stretch at a time, their run read in C
-    for run_id, stretch in groupby(of_kind(facts, "nccl_test_rank"), _run_id):
+    ranks: dict[str, list] = defaultdict(list)
+    # a run's rank lines lie together (its file's): grouped a stretch at a time, their run read in C (the rank lines:
+    # their files' summaries' rows, fact_routing.yaml summary_rows)
+    for run_id, stretch in groupby(records(facts, "nccl_test_rank"), _run_id):
         ranks[run_id].extend(stretch)
     gpus = of_kind(facts, "gpu_info")
     env_facts = [f for f in of_kind(facts, "nccl_env") if not f.name.startswith(_QUIET_ENV)]
@@ -502,7 +504,7 @@ def _best_busbw(table: Fact, min_bytes: int) -> dict[int, tuple[float, float, in
 _SETTING_KINDS = ("nccl_env", "nccl_version", "launcher_nccl_env")
 
 
-def _run_settings(facts: list[Fact], runs: list[tuple[Fact, Fact]], ranks: dict[str, list[Fact]]) -> dict[str, tuple]:
+def _run_settings(facts: list[Fact], runs: list[tuple[Fact, Fact]], ranks: dict[str, list]) -> dict[str, tuple]:
     """run id -> (NCCL version or None, its NCCL settings as sorted (name, value) pairs, or None
     where no NCCL INFO line, command line or job script of the run's own shows them). A run's own:
     an NCCL line of one of its ranks' processes (node and pid: the same file or the log NCCL_DEBUG_FILE
@@ -569,9 +571,9 @@ def siblings(facts: list[Fact], judged: set[str]) -> list[Fact]:
     lim = _LIMITS.siblings
     ids = {r.id for r in cands}
     tables = {f.run_id: f for f in of_kind(facts, "nccl_test_table") if f.run_id in ids}
-    ranks: dict[str, list[Fact]] = defaultdict(list)
+    ranks: dict[str, list] = defaultdict(list)
     hosts: dict[str, set[str]] = defaultdict(set)
-    for f in of_kind(facts, "nccl_test_rank"):
+    for f in records(facts, "nccl_test_rank"):
         hosts[f.run_id].add(f.host)
         if f.run_id in ids:
             ranks[f.run_id].append(f)

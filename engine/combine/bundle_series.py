@@ -13,8 +13,8 @@ from datetime import datetime
 from functools import lru_cache
 
 from stethoscope.facts.kinds.live import CounterGrowth, GpuUtilStall
-from stethoscope.engine.ruleengine.routing import Reading, readings
 from stethoscope.facts.model import Fact, of_kind
+from stethoscope.facts.readings import Reading, readings
 
 STALL_MIN_DIPS = 3  # as the live util_facts
 MIN_SAMPLES = 6  # as the live MIN_SAMPLES

@@ -25,8 +25,8 @@ from collections import defaultdict
 from typing import Iterable, NamedTuple
 
 from stethoscope.facts import knowledge as _knowledge
-from stethoscope.engine.ruleengine.routing import Reading, readings
 from stethoscope.facts.model import Evidence, Fact
+from stethoscope.facts.readings import Reading, readings, records
 from stethoscope.facts.kinds.nccl import (
     NcclBootstrapSubnetSet,
     NcclGpuShared,
@@ -239,15 +239,17 @@ def fr_culprits(by_kind: dict[str, list[Fact]]) -> list[Fact]:
     return out
 
 
-def independent_runs(runs: list[Fact], ranks: list[Fact], tables: list[Fact]) -> list[Fact]:
+def independent_runs(runs: list[Fact], facts, tables: list[Fact]) -> list[Fact]:
     """Runs of one file with the same settings that each list only their own process's GPUs
-    and either stack their headers before any table or put rank 0 on different hosts."""
+    and either stack their headers before any table or put rank 0 on different hosts. ``facts``: where their rank
+    lines are read (facts/readings.records: their files' summaries' rows), where some file has two runs."""
     groups: dict[tuple, list[Fact]] = defaultdict(list)
     for run in runs:
         groups[(run.evidence.path, run.collective, run.n_gpus, run.min_bytes, run.max_bytes, run.iters)].append(run)
     several = [(key, grp) for key, grp in groups.items() if len(grp) >= 2]
     if not several:  # one run per file and settings (a fleet's nccl-tests files): no pass over its ranks and rows
         return []
+    ranks = records(facts, "nccl_test_rank")
     rank0 = {r.run_id: r for r in ranks if r.rank == 0}
     listed: dict[str, list[int]] = defaultdict(list)
     for r in ranks:

@@ -51,10 +51,11 @@ def gpu_capable(name: str | None) -> bool | None:
     return None
 
 
-def summarise(by_kind: dict[str, list[Fact]]) -> list[Fact]:
+def summarise(by_kind: dict[str, list[Fact]], ranks: list) -> list[Fact]:
+    """``ranks``: the rank lines (facts/readings.records of nccl_test_rank: their files' summaries' rows)."""
     # a run's rank lines taken a stretch of one run at a time (a table's lines are of one run), in the same order
-    ranks_of: dict[str, list[Fact]] = defaultdict(list)
-    for run_id, stretch in groupby(by_kind.get("nccl_test_rank", ()), _RUN_ID):
+    ranks_of: dict[str, list] = defaultdict(list)
+    for run_id, stretch in groupby(ranks, _RUN_ID):
         ranks_of[run_id].extend(stretch)
     timeouts = {f.run_id for f in by_kind.get("nccl_test_failure", []) if f.failure_type == "timeout"}
     log = [f for k in _LOG_KINDS for f in by_kind.get(k, [])]

@@ -31,6 +31,7 @@ from stethoscope.engine.localise.pairwise import limits
 from stethoscope.engine.report import Entity, EvidenceLine, Finding
 from stethoscope.facts import knowledge
 from stethoscope.facts.model import Fact, of_kind
+from stethoscope.facts.readings import records
 
 
 def _limits() -> knowledge.CommonCauseLimits:
@@ -64,8 +65,8 @@ def _ranks_by_node(facts: list[Fact]) -> dict[str, set[int]]:
     out: dict[str, set[int]] = defaultdict(set)
     for f in of_kind(facts, "nccl_rank"):
         out[f.node].add(f.rank)
-    for f in of_kind(facts, "nccl_test_rank"):
-        out[f.host].add(f.rank)
+    for r in records(facts, "nccl_test_rank"):  # (their files' summaries' rows: fact_routing.yaml summary_rows)
+        out[r.host].add(r.rank)
     return out
 
 

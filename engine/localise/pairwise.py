@@ -31,6 +31,7 @@ from stethoscope.engine.report import Entity, EvidenceLine, Finding  # noqa: F40
 from stethoscope.engine.localise.graph import build, fabric_paths
 from stethoscope.facts import knowledge
 from stethoscope.facts.model import Fact, FactIndex, of_kind
+from stethoscope.facts.readings import records
 
 #: the rules that judge a port's counter growth against its limit (knowledge/ib_counters.yaml)
 COUNTER_RULES = frozenset({"ib_counter_errors_over_ber_limit", "ib_counter_errors_over_ber_limit_untimed", "ib_link_flapping"})
@@ -110,8 +111,8 @@ def pair_bandwidth(facts: list[Fact]) -> dict[frozenset[str], tuple[float, list[
         pair = frozenset((f.host_a, f.host_b))
         if (f.size_bytes if f.size_bytes is not None else -1) == csv_size[pair]:  # the largest size measured
             measured.append((pair, f.busbw_gbs, f))
-    for f in of_kind(facts, "nccl_test_rank"):
-        hosts[f.run_id].add(f.host)
+    for r in records(facts, "nccl_test_rank"):  # (their files' summaries' rows: fact_routing.yaml summary_rows)
+        hosts[r.run_id].add(r.host)
     for t in of_kind(facts, "nccl_test_table"):
         sizes = t.size_bytes
         old = rows.get(t.run_id)

@@ -18,8 +18,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
-from operator import itemgetter
-from typing import NamedTuple
 from sys import intern
 
 from stethoscope.engine.ruleengine.session import can_bind, literal_tests
@@ -170,49 +168,6 @@ def _summary(fid: str, node: str, evidence: Evidence | dict, kind: str, count: i
     _set(fact, "__pydantic_extra__", None)
     _set(fact, "__pydantic_private__", None)
     return fact
-
-
-class Reading(NamedTuple):
-    """A reading of a kind whose summaries keep rows (fact_routing.yaml summary_rows) as engine code reads it: the
-    values of the row's fields, and the kept fact (``row`` None) or the file's fact_summary (its row ``row``) it is."""
-    values: tuple
-    of: Fact
-    row: int | None
-
-    @property
-    def id(self) -> str:
-        """What a derived fact's ``sources`` cites it by (findings.evidence_of follows either form)."""
-        return self.of.id if self.row is None else self.of.part_id(self.row)  # type: ignore[attr-defined]
-
-    @property
-    def evidence(self) -> Evidence:
-        return self.of.evidence if self.row is None else self.of.part_evidence(self.row)  # type: ignore[attr-defined]
-
-
-def readings(facts, kind: str) -> list[Reading]:
-    """Every reading of ``kind`` with its summary_rows ``where`` values, in the order read (a file's by line, the
-    files in the facts' order, as the unrouted facts were): the kept facts' and their files' summaries' rows."""
-    fields, where = _routing()[3][kind]
-    out: list[tuple[int, int, Reading]] = []
-    block, path = -1, None
-    # (a summary's rows made a Reading each without NamedTuple's __new__ in Python, the order sorted in C: a
-    # 1,024-node bench bundle's ~100k rows, nccl_net_plugin's and the GPUs' clocks, load and ECC counts)
-    new = tuple.__new__
-    for f in of_kind(facts, kind, "fact_summary"):  # (in the facts' order: a file's kept ones, then its summaries)
-        if f.kind == kind:
-            if any(getattr(f, name, None) != want for name, want in where):
-                continue
-            ev = f.evidence
-            if ev.path != path:
-                block, path = block + 1, ev.path
-            out.append((block, ev.line, Reading(tuple(getattr(f, name, None) for name in fields), f, None)))
-        elif f.of_kind == kind and f.rows:  # type: ignore[attr-defined]
-            if f.evidence.path != path:
-                block, path = block + 1, f.evidence.path
-            out.extend([(block, row[-2], new(Reading, (row[:-2], f, i)))
-                        for i, row in enumerate(f.rows)])  # type: ignore[attr-defined]
-    out.sort(key=itemgetter(0, 1))
-    return list(map(itemgetter(2), out))
 
 
 def router_for(rules) -> Router:
