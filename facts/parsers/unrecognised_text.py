@@ -771,7 +771,16 @@ def parse(artefact: Artefact) -> ParseResult:
     captured = captured_frames(lines) if " from " in artefact.text and "#" in artefact.text else []
     for first, last, _above in captured:
         done.update(range(first, last + 1))
+    ipy_headers, ipy_body = ipython_tracebacks(lines) if "most recent call last" in artefact.text else ({}, set())
     for line, text in iter_lines(_ANY_ERROR, artefact):
+        if line in ipy_body:  # an IPython traceback's frame head or source listing: its exception line says what raised
+            continue
+        if line in ipy_headers:
+            if ipy_headers[line] is not None:
+                result.lines_used += 1  # the header of the exception read on its own line below
+                continue
+            last = last_line(lines)
+            traceback_cut(b, line, lines[last - 1].strip())  # cut before its exception line: the header names the class
         if line in chains:  # a wrapper of Ray's exception chain: the chain's innermost line says it
             line = chains[line]
             text = lines[line - 1]
@@ -1101,6 +1110,56 @@ def frames_to_end(lines: list[str], raw: list[str] | None = None) -> tuple[int, 
 
 # what a traceback's last line is when it names an exception without a message: 'KeyboardInterrupt', 'SystemExit'
 _BARE_EXCEPTION = re.compile(r"(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?::(?: .*)?)?")
+
+
+# IPython's traceback (IPython.core.ultratb's VerboseTB, what Jupyter and the ipython shell print): a rule of dashes,
+# a header that puts the exception's class first and "Traceback (most recent call last)" beside it, each frame's head
+# at the left margin (IPython 8: "Cell In[N], line M" / "File <path>:<line>, in <func>(<args>)"; before 8:
+# "<ipython-input-N-<hash>> in <module>" / "<path> in <func>(<args>)") over a numbered listing of its source ("---> 36"
+# marks the line that ran, "(...)" a gap), then "<class>: <message>" at the margin. Real lines (the issues corpus):
+# CudaSupportError                          Traceback (most recent call last)          (numba/numba#8638, IPython 8)
+# Cell In[23], line 1
+# ----> 1 print('a+b:\n', add_ufunc(a, b))
+#      28            Cannot mix the two types in one call.                           (a docstring in the listing)
+# File ~/anaconda3/envs/cython/lib/python3.10/site-packages/numba/cuda/vectorizers.py:36, in CUDAUFuncDispatcher.__call__(self, *args, **kws)
+#    (...)
+# MemoryError                               Traceback (most recent call last)          (NVIDIA/cudf#6746, IPython 7)
+# <ipython-input-2-301086af0e1f> in <module>
+# ~/anaconda3/envs/rapids16/lib/python3.7/contextlib.py in inner(*args, **kwds)
+# The listing is source code ("raise CudaDriverError(...)", "Cannot mix ..." said no failure): never an error line.
+_IPY_HEADER = re.compile(r"[ \t]{0,8}((?:[A-Za-z_]\w{0,100}\.){0,20}[A-Z]\w{0,100})[ \t]{2,200}"
+                         r"Traceback \(most recent call last\)[ \t]*")
+_IPY_BODY = re.compile(
+    r"[ \t]{0,12}(?:-{0,8}>[ \t]{0,8})?\d{1,7}(?:[ \t]|$)|[ \t]{0,12}\(\.\.\.\)[ \t]*$|Cell In ?\[\d{1,9}\], line \d"
+    r"|File \S[^\n]{0,1000}:\d{1,9}, in \S|<ipython-input-[\w-]{1,80}> in \S|[~/.\w][^\n]{0,1000}\.pyx? in \S"
+    r"|-{20,}[ \t]*$")
+
+
+def ipython_tracebacks(lines: list[str]) -> tuple[dict[int, int | None], set[int]]:
+    """({1-based header line: the line of the exception that ends its traceback, None where the text ends inside it},
+    the 1-based lines of their bodies: frame heads, the numbered source listing, blank lines) of the IPython tracebacks
+    in ``lines`` (:data:`_IPY_HEADER`)."""
+    headers: dict[int, int | None] = {}
+    body: set[int] = set()
+    if not any("most recent call last" in t for t in lines):
+        return headers, body
+    for i, text in enumerate(lines):
+        m = _IPY_HEADER.fullmatch(text)
+        if m is None:
+            continue
+        name = m.group(1).rsplit(".", 1)[-1]
+        end: int | None = None
+        for j in range(i + 1, len(lines)):
+            t = lines[j]
+            if not t.strip() or _IPY_BODY.match(t):
+                body.add(j + 1)
+                continue
+            stripped = t.strip()
+            if stripped.startswith(name) or _EXCEPTION.match(t) or _BARE_EXCEPTION.fullmatch(stripped):
+                end = j + 1
+            break
+        headers[i + 1] = end
+    return headers, body
 
 
 def traceback_cut(b: FactBuilder, line: int, shown: str) -> None:

@@ -74,6 +74,9 @@ CASES = [
     ("ulimit", "_BASH", "max locked memory (kb)          (-l) 64",
      {"desc": "max locked memory", "dunit": "kb", "unit": None, "opt": "l", "val": "64"}),
     ("unrecognised_text", "_EXCEPTION", "torch.OutOfMemoryError: CUDA out of memory.", (0, 23)),
+    # IPython's traceback header and body (numba/numba#8638, NVIDIA/cudf#6746; round rT9)
+    ("unrecognised_text", "_IPY_HEADER", "CudaSupportError                          Traceback (most recent call last)", None),
+    ("unrecognised_text", "_IPY_BODY", "~/anaconda3/envs/rapids16/lib/python3.7/contextlib.py in inner(*args, **kwds)", (0, 58)),
     ("dcgmi_diag", "_COMMAND", "dcgmi diag --run 2 -j", {"level": "2"}),
     # the table's closing border (NVIDIA/autopilot#68's table, fixtures/artefacts/dcgmi_diag; session 24's `cut`)
     ("dcgmi_diag", "_BORDER", "+---------------------------+------------------------------------------------+", None),

@@ -928,3 +928,33 @@ def test_a_tracebacks_middle_cut_at_both_ends_is_a_cut_capture(name, last):
 def test_a_text_that_does_not_end_in_frames_is_no_cut_middle(text):
     from stethoscope.facts.parsers import unrecognised_text
     assert unrecognised_text.frames_to_end(text.split("\n")) is None
+
+
+# --- IPython's traceback (issue 11, round rT9) ------------------------------------------------------------------------
+# Jupyter's traceback puts the exception's class in its header and lists each frame's source with line numbers: the
+# listing is source code (a docstring's "Cannot", a "raise ...Error(" line), never an error line; the header is read as
+# context where the exception's own line ends the traceback, else as the error line with a cut_short limit.
+@pytest.mark.parametrize("name, header", [("numba8638_ipython_traceback_cut_in_its_listing.txt", 2),
+                                          ("cudf6746_ipython7_traceback_cut_in_its_listing.txt", 2)])
+def test_an_ipython_traceback_cut_in_its_listing_names_its_class_once(name, header):
+    facts, limits = _cut((PROMPTS / name).read_text(), True)
+    assert [n for n, _ in facts] == [header]  # (numba#8638's docstring line 12 "Cannot mix ..." is no error line)
+    assert ("cut_short", header) in limits
+
+
+def test_an_ipython_traceback_that_ends_is_read_at_its_exception_line():
+    # numba#8638's header, frame head and listing (real lines), the exception line numba prints (numba/cuda/cudadrv/
+    # driver.py: raise CudaSupportError(f"Error at driver init: {description}"), its description from the title)
+    text = ("---------------------------------------------------------------------------\n"
+            "CudaSupportError                          Traceback (most recent call last)\n"
+            "Cell In[23], line 1\n"
+            "----> 1 print('a+b:\\n', add_ufunc(a, b))\n"
+            "File ~/anaconda3/envs/cython/lib/python3.10/site-packages/numba/cuda/cudadrv/driver.py:256, in Driver.ensure_initialized(self)\n"
+            "    254     description = f\"{e.msg} ({e.code})\"\n"
+            "    255     self.initialization_error = description\n"
+            "--> 256     raise CudaSupportError(f\"Error at driver init: {description}\")\n"
+            "\n"
+            "CudaSupportError: Error at driver init: Call to cuInit results in CUDA_ERROR_UNKNOWN (999):\n")
+    facts, limits = _cut(text, True)
+    assert limits == []
+    assert [n for n, _ in facts] == [10]  # the exception's line alone: not the header, not the listing's raise
