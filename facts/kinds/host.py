@@ -169,6 +169,19 @@ class LibraryVersionMissing(Fact):
 
 
 @fact_kind
+class LibraryPreloadFailed(Fact):
+    """The dynamic loader could not preload a library it was told to (LD_PRELOAD, /etc/ld.so.preload,
+    ld.so's --preload) and ran the program without it: glibc's ``ERROR: ld.so: object '<lib>' from
+    <where> cannot be preloaded (<reason>): ignored.`` (elf/rtld.c do_preload; releases before the
+    reason was added print ``cannot be preloaded: ignored.``)."""
+
+    kind: Literal["library_preload_failed"] = "library_preload_failed"
+    library: str  # "/usr/local/vgpu/libvgpu.so"
+    where: str  # "LD_PRELOAD", "/etc/ld.so.preload", "--preload"
+    reason: str | None = None  # the loader's error: "cannot read file data", "cannot open shared object file"; None where not printed
+
+
+@fact_kind
 class PythonOsError(Fact):
     """Python raised an OSError (or a subclass) with an errno: ``OSError: [Errno 28] No space left on device``."""
 

@@ -55,6 +55,14 @@ or loaded (rules/nccl/nccl_verbs_symbol_unresolved.yaml). Sample line (real)::
 
     /home/orinccl/nccl-tests/build/all_reduce_perf: symbol lookup error: /home/orinccl/nccl/build/lib/libnccl.so.2: undefined symbol: ibv_dereg_mr    (NVIDIA/nccl#1158)
 
+ld.so's preload of a library named in LD_PRELOAD or /etc/ld.so.preload (or by --preload) that it
+could not map is no fatal error: glibc's elf/rtld.c do_preload prints ``ERROR: ld.so: object '%s'
+from %s cannot be preloaded (%s): ignored.`` (the file, where it was named, the loader's error;
+older releases print it without the error) and runs the program without it, which gives
+``library_preload_failed`` (the library, ``where``, ``reason``). Sample line (real)::
+
+    ERROR: ld.so: object '/usr/local/vgpu/libvgpu.so' from /etc/ld.so.preload cannot be preloaded (cannot read file data): ignored.    (Project-HAMi/HAMi#1346)
+
 Any other is left to unexplained_error. Empty input, or no such message: nothing.
 """
 from __future__ import annotations
@@ -64,7 +72,7 @@ from typing import Iterator
 
 from stethoscope.facts import classify
 from stethoscope.facts.kinds.host import (  # noqa: F401 - the fact classes live in facts/kinds
-    LibrarySymbolMissing, LibraryVersionMissing, SharedLibraryMissing,
+    LibraryPreloadFailed, LibrarySymbolMissing, LibraryVersionMissing, SharedLibraryMissing,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.nccl_log_scan import ALL_PREFIXED_TEXT
@@ -126,6 +134,11 @@ _NO_FILE_MARK = ": cannot open shared object file: No such file or directory"
 VERSION = re.compile(
     r"(?P<library>[^\s:'\"()]{1,1000}): version [`'](?P<version>[\w.@-]{1,200})' not found \(required by (?P<by>[^\s)]{1,1000})\)")
 _VERSION_MARK = "' not found (required by "
+# ERROR: ld.so: object '/usr/local/vgpu/libvgpu.so' from /etc/ld.so.preload cannot be preloaded (cannot read file data): ignored.    (Project-HAMi/HAMi#1346)
+# ERROR: ld.so: object '/usr/lib/libfoo.so' from LD_PRELOAD cannot be preloaded: ignored.    (glibc before the reason was printed)
+PRELOAD = re.compile(r"ld\.so: object '(?P<library>[^'\n]{1,1000})' from (?P<where>\S{1,1000}) cannot be preloaded"
+                     r"(?: \((?P<reason>[^\n]{1,300}?)\))?: ignored")
+_PRELOAD_MARK = " cannot be preloaded"
 # the driver's user-space libraries: they come from the host's driver (a container gets them from the
 # NVIDIA runtime), never from an image or a wheel
 _DRIVER_LIB = re.compile(r"lib(?:cuda|nvidia-[\w-]+|nvcuvid|nvoptix)\.so(?:\.[\w.]+)?|nvcuda\.dll")
@@ -183,7 +196,7 @@ def detect(head: str) -> bool:
     # each form looked for only where the classifier's pass found its signature (found(): False
     # when it did not, None for a text it did not scan): an NCCL log's dlvsym probes name an
     # undefined symbol, and the three other searches of its 175 kB cost 0.1 ms
-    undefined, no_file, version, tf_dso = (classify.found(head, sig) is not False for sig in SIGNATURES)
+    undefined, no_file, version, tf_dso, preload = (classify.found(head, sig) is not False for sig in SIGNATURES)
     if undefined or no_file or version:
         # a log NCCL wrote alone (every line starts with NCCL's prefix, ALL_PREFIXED_TEXT: the pass answers it):
         # a match of UNDEFINED, NO_FILE or VERSION starts in its line's message, after the prefix's "NCCL INFO" or
@@ -195,7 +208,8 @@ def detect(head: str) -> bool:
     return (undefined and any(not _in_nccl_line(m) for m in _matches(head))
             or no_file and any(not _in_nccl_line(m) for m in _marked(head, _NO_FILE_MARK, NO_FILE))
             or version and any(not _in_nccl_line(m) for m in _marked(head, _VERSION_MARK, VERSION))
-            or tf_dso and any(True for _ in _marked(head, _TF_DSO_MARK, TF_DSO)))
+            or tf_dso and any(True for _ in _marked(head, _TF_DSO_MARK, TF_DSO))
+            or preload and any(True for _ in _marked(head, _PRELOAD_MARK, PRELOAD)))
 
 
 def _object_library(name: str) -> str | None:
@@ -233,11 +247,15 @@ def parse(artefact: Artefact) -> ParseResult:
         result.lines_used += 1
         fb.add(LibraryVersionMissing, artefact.line_of(m.start()), library=m["library"], version=m["version"],
                required_by=m["by"], abi=_abi(m["version"]))
+    for m in _marked(artefact.text, _PRELOAD_MARK, PRELOAD):
+        result.lines_used += 1
+        fb.add(LibraryPreloadFailed, artefact.line_of(m.start()), library=m["library"], where=m["where"], reason=m["reason"])
     return result
 
 
-#: line signatures (facts/classify.py), in detect()'s order of its forms: UNDEFINED, NO_FILE, VERSION, TF_DSO
+#: line signatures (facts/classify.py), in detect()'s order of its forms: UNDEFINED, NO_FILE, VERSION, TF_DSO, PRELOAD
 SIGNATURES = (r": undefined symbol: [A-Za-z_$]", r"\.so[\w.]*: cannot open shared object file: No such file or directory",
-              r"' not found \(required by ", r"dso_loader\.cc:\d+\] (?:Could not load dynamic library '|Couldn't open CUDA library )")
+              r"' not found \(required by ", r"dso_loader\.cc:\d+\] (?:Could not load dynamic library '|Couldn't open CUDA library )",
+              r"ld\.so: object '[^']+' from \S+ cannot be preloaded")
 #: whether every line carries NCCL's prefix (nccl_log's gate too: the set holds it once), answered by the classifier's pass
 TEXT_GATES = (ALL_PREFIXED_TEXT,)

@@ -28,7 +28,6 @@ cause's exception after the last wrapper's frames, else that wrapper when the pa
 Sample content (real lines from public threads that no parser of ours reads)::
 
     docker: Error response from daemon: failed to create task for container: failed to create shim task
-    ERROR: ld.so: object '/usr/lib/libfoo.so' from LD_PRELOAD cannot be preloaded: ignored.
     Segmentation fault (core dumped)
 """
 from __future__ import annotations

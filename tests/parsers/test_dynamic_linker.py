@@ -175,3 +175,17 @@ def test_pytorch_symbol_provider(symbol, provider):
 def test_pytorch_own_library_is_named_as_such():
     (f,) = parse_text((FIX / "torch32638_undefined_mangled_symbol.txt").read_text()).facts
     assert (f.provider, f.object_library) == ("pytorch", "pytorch")
+
+
+def test_library_preload_failed():
+    # Project-HAMi/HAMi#1346: a HAMi vGPU container whose /etc/ld.so.preload names libvgpu.so, which ld.so could not read
+    text = (FIX / "hami1346_libvgpu_not_preloaded.txt").read_text()
+    assert dynamic_linker.detect(text)
+    (f,) = parse_text(text).facts
+    assert (f.kind, f.library, f.where, f.reason) == (
+        "library_preload_failed", "/usr/local/vgpu/libvgpu.so", "/etc/ld.so.preload", "cannot read file data")
+    # glibc's form before the loader's error was printed (unrecognised_text's old sample; CONSTRUCTED from elf/rtld.c)
+    (g,) = parse_text("ERROR: ld.so: object '/usr/lib/libfoo.so' from LD_PRELOAD cannot be preloaded: ignored.\n").facts
+    assert (g.library, g.where, g.reason) == ("/usr/lib/libfoo.so", "LD_PRELOAD", None)
+    # a line that only talks about preloading is nothing (CONSTRUCTED near miss)
+    assert parse_text("the object cannot be preloaded before start\n").facts == []
