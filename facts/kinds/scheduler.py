@@ -249,9 +249,11 @@ class ContainerToolkitError(Fact):
     #: denied": the hook could not read its own /proc entries, overflowuid or its mount namespace, before it reached the
     #: driver); ``capabilities`` (permission stage, "capability change failed": the hook could not set or drop its
     #: capabilities); ``imex_channels`` (imex stage, "error parsing IMEX info: <why>": the IMEX channels the container
-    #: asked for, NVIDIA_IMEX_CHANNELS, were refused before the library initialised); ``other`` for any other
+    #: asked for, NVIDIA_IMEX_CHANNELS, were refused before the library initialised); ``runtime_exit`` (runtime stage,
+    #: "<path>/nvidia-container-runtime did not terminate successfully: exit status N[: <its stderr>]": the NVIDIA OCI
+    #: runtime the engine is configured with exited non-zero before the container was created); ``other`` for any other
     operation: Literal["file_create", "mount", "mount_into_container", "stat", "device_rules", "unknown_device", "device_list_path", "ldconfig",
-                       "nvml", "cgroup_not_found", "proc_access", "capabilities", "imex_channels", "other"] = "other"
+                       "nvml", "cgroup_not_found", "proc_access", "capabilities", "imex_channels", "runtime_exit", "other"] = "other"
     #: unknown_device / device_list_path: the device the container asked for ("2", "GPU-9f3c..."); imex_channels: the
     #: channel value refused ("all")
     device: str | None = None

@@ -146,14 +146,20 @@ _COLONLESS = re.compile(r"NVRM (?P<func>_\w+|[a-z]\w*_\w+|[a-z]+[A-Z]\w*|[A-Z][a
 #   - unexpected WPR2 already up
 #   - RmInitAdapter: Cannot initialize GSP firmware RM
 #   - RmInitAdapter failed! (0x62:0x40:2168)
+# Also the open module's refusal (kernel-open/nvidia/nv.c, 515-525: "Open nvidia.ko is only ready for use on Data Center
+# GPUs.") and RmInitAdapter's line cut before its code, as a node's log was copied without the tag
+# (siderolabs/extensions#114, Talos 1.3.3, RTX 2080S):
+# Open nvidia.ko is only ready for use on Data Center GPUs.
+# GPU 0000:07:00.0: RmInitAdapter failed!
 _UNTAGGED_BODY = (
     r"(?:GPU [0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: )?"
-    r"(?:RmInitAdapter failed! ?\(0x|RmInitAdapter: Cannot initialize GSP firmware RM"
-    r"|rm_init_adapter failed(?:, device| for device bearing) minor number \d|(?:_kgspBootGspRm: )?unexpected WPR2 already up)"
+    r"(?:RmInitAdapter failed! ?(?:\(0x|[ \t]*$)|RmInitAdapter: Cannot initialize GSP firmware RM"
+    r"|rm_init_adapter failed(?:, device| for device bearing) minor number \d|(?:_kgspBootGspRm: )?unexpected WPR2 already up"
+    r"|Open nvidia\.ko is only ready for use on Data Center GPUs)"
 )
 _UNTAGGED_LEAD = r"[ \t]{0,8}(?:[-*+] {1,3}|> ?)?"
 _UNTAGGED = re.compile(rf"^(?P<lead>{_UNTAGGED_LEAD})(?={_UNTAGGED_BODY})", re.M)
-_UNTAGGED_KEYS = ("RmInitAdapter", "rm_init_adapter failed", "WPR2 already up")
+_UNTAGGED_KEYS = ("RmInitAdapter", "rm_init_adapter failed", "WPR2 already up", "Open nvidia.ko is only ready")
 
 # detect(): any of our markers, or a kernel-stamped line, anywhere in the head.
 _DETECT = re.compile(

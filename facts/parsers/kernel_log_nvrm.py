@@ -61,7 +61,9 @@ _BDF = r"[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
 _INIT_FAILED = re.compile(rf"NVRM: (?:GPU (?P<bdf>{_BDF}): )?RmInitAdapter failed! ?(?:\((?P<code>[^)]*)\))?")
 # NVRM: GPU 0000:02:00.0: rm_init_adapter failed, device minor number 0
 # NVRM: rm_init_adapter failed for device bearing minor number 0      (drivers before the first form: microsoft/pai#4344)
-_RM_INIT = re.compile(rf"NVRM: (?:GPU (?P<bdf>{_BDF}): )?rm_init_adapter failed(?:, device| for device bearing) minor number (?P<minor>\d+)")
+# the line cut at the paste's edge before its number (Talos's dmesg, siderolabs/talos#6206):
+# 10.0.20.203: kern: warning: [2022-09-02T19:03:17.236812838Z]: NVRM: GPU 0000:01:00.0: rm_init_adapter failed, device minor number
+_RM_INIT = re.compile(rf"NVRM: (?:GPU (?P<bdf>{_BDF}): )?rm_init_adapter failed(?:, device| for device bearing) minor number(?: (?P<minor>\d+)|\s*$)")
 # NVRM: API mismatch: the client has the version 535.113.01, but
 # NVRM: API mismatch: the client 'gnome-shell' has the version 595.58.03,
 # NVRM: API mismatch: the client 'python3' (pid 4242)      (575 on, osapi.c: the version on the next line)

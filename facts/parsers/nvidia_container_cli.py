@@ -28,7 +28,10 @@ same lines. A hook whose program does not know the ``prestart`` command it is ru
 ``container_toolkit_error`` stage ``hook``. The hook refusing the IMEX channels the container asked for
 (``nvidia-container-cli: error parsing IMEX info: unsupported IMEX channel value: all``, awslabs/amazon-eks-ami#2062:
 NVIDIA_IMEX_CHANNELS, which toolkit 1.17.0-1.17.1 set to ``all`` for legacy images) gives ``container_toolkit_error``
-stage ``imex``, operation ``imex_channels``, the value in ``device``. Text without such lines yields nothing.
+stage ``imex``, operation ``imex_channels``, the value in ``device``. The NVIDIA OCI runtime itself exiting non-zero
+(containerd's go-runc: ``<path>/nvidia-container-runtime did not terminate successfully: exit status N: <its stderr>``)
+gives ``container_toolkit_error`` stage ``runtime``, operation ``runtime_exit``, or ``container_requirement_unsatisfied``
+where its stderr is the CDI/CSV mode's ``unsatisfied condition: cuda>=X``. Text without such lines yields nothing.
 """
 from __future__ import annotations
 
@@ -128,9 +131,19 @@ _UNKNOWN_DEVICE = re.compile(r"^(?:(?P<dev>\S{1,100}?): unknown device|unknown d
 #   (NVIDIA/nvidia-container-toolkit#14: self-built toolkit packages whose hook path names a binary of another release)
 _HOOK_NO_COMMAND = re.compile(r"error running (?:\w+ )?hook(?: #\d+)?: exit status (?P<rc>\d+), stdout: [^\n]*?, stderr: "
                               r"[^\n]*?No help topic for '(?P<cmd>\w+)'")
+# The NVIDIA OCI runtime (the binary the engine runs in runc's place, with runc's command line) exiting non-zero:
+# containerd's go-runc runOrError, fmt.Errorf("%s did not terminate successfully: %w", cmd.Args[0], &ExitError{status})
+# ("exit status %d"), the shim appending the runtime's stderr or log (containerd before 1.3: "did not terminate sucessfully"):
+# ... OCI runtime create failed: /nix/store/va74...-nvidia-docker/bin/nvidia-container-runtime did not terminate successfully: exit status 125: unknown flag: --root
+#   (NixOS/nixpkgs#322400: the runtime path named nixpkgs's nvidia-docker wrapper, which did not accept runc's --root; CDI was the fix)
+# ... OCI runtime create failed: nvidia-container-runtime did not terminate successfully: exit status 2: unknown.   (NVIDIA/nvidia-container-toolkit#104)
+_RUNTIME_EXIT = re.compile(r"(?P<prog>[^\s:\"'`(]{0,300}nvidia-container-runtime(?:\.[a-z]{1,10})?) did not terminate succ?essfully"
+                           r"(?:: exit status (?P<rc>\d{1,3}))?(?:: (?P<msg>[^\n\\]{0,1000}))?")
 
 
 def detect(head: str) -> bool:
+    if "did not terminate" in head and _RUNTIME_EXIT.search(head) is not None:
+        return True
     if "error parsing IMEX info" in head and _IMEX_PARSE.search(head) is not None:
         return True
     if "No help topic for" in head and _HOOK_NO_COMMAND.search(head) is not None:
@@ -144,6 +157,21 @@ def _clean(msg: str) -> str:
     # a markdown paste may close its inline code right after it ("... signal 9```": NVIDIA/k8s-device-plugin#1400)
     msg = msg.strip().rstrip("`").rstrip(".").strip()
     return msg.removesuffix(": unknown").strip()
+
+
+def _unseen(pattern: re.Pattern, artefact: Artefact, seen: set[int], result: ParseResult):
+    """(line number, match) of each line of ``pattern`` no earlier form read; each counted as used."""
+    for n, line in iter_lines(pattern, artefact):
+        if n in seen or (m := pattern.search(line)) is None:
+            continue
+        seen.add(n)
+        result.lines_used += 1
+        yield n, m
+
+
+def _requirement(b: FactBuilder, n: int, r: re.Match, msg: str) -> None:
+    b.add(ContainerRequirementUnsatisfied, n, requirement=re.sub(r"\s+", "", r["cond"]), subject=r["what"],
+          required_version=r["ver"], message=msg)
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -162,8 +190,7 @@ def parse(artefact: Artefact) -> ParseResult:
             if r is None:
                 b.error(n, f"nvidia-container-cli requirement error without a condition: {msg!r}")
                 continue
-            b.add(ContainerRequirementUnsatisfied, n, requirement=re.sub(r"\s+", "", r["cond"]), subject=r["what"],
-                  required_version=r["ver"], message=msg)
+            _requirement(b, n, r, msg)
         elif stage == "initialization" and (v := _NVML.match(msg)) is not None:
             text = v["nvml"] or f"{v['lib']}: {v['why']}"
             reason = nvml_reason(text) if v["nvml"] else "library_not_found"
@@ -199,11 +226,7 @@ def parse(artefact: Artefact) -> ParseResult:
             result.lines_used += 1
             b.add(NvmlInitFailure, n, reason=nvml_reason(text), message=text, source="nvidia-container-cli")
     if "error parsing IMEX info" in artefact.text:
-        for n, line in iter_lines(_IMEX_PARSE, artefact):
-            if n in seen or (m := _IMEX_PARSE.search(line)) is None:
-                continue
-            seen.add(n)
-            result.lines_used += 1
+        for n, m in _unseen(_IMEX_PARSE, artefact, seen, result):
             msg = _clean(m["msg"])
             v = _IMEX_VALUE.search(msg)
             b.add(ContainerToolkitError, n, stage="imex", message=msg, operation="imex_channels",
@@ -215,9 +238,19 @@ def parse(artefact: Artefact) -> ParseResult:
             result.lines_used += 1
             b.add(ContainerToolkitError, n, stage="hook",
                   message=f"the hook's program has no '{m['cmd']}' command (No help topic for '{m['cmd']}', exit status {m['rc']})")
+    if "did not terminate" in artefact.text:
+        for n, m in _unseen(_RUNTIME_EXIT, artefact, seen, result):
+            msg = _clean(m["msg"] or "")
+            msg = "" if msg == "unknown" else msg  # runc's closing ": unknown." alone: the runtime printed nothing
+            if (r := _REQUIREMENT.search(msg)) is not None:
+                _requirement(b, n, r, msg)
+                continue
+            status = f"exit status {m['rc']}" if m["rc"] else "a non-zero exit"
+            b.add(ContainerToolkitError, n, stage="runtime", operation="runtime_exit",
+                  message=f"{m['prog'].rsplit('/', 1)[-1]}: {status}" + (f": {msg}" if msg else ""))
     return result
 
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (_LINE, _HOOK_NO_COMMAND, _TRIMMED_INIT, _IMEX_PARSE)
+SIGNATURES = (_LINE, _HOOK_NO_COMMAND, _TRIMMED_INIT, _IMEX_PARSE, _RUNTIME_EXIT)

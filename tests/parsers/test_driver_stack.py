@@ -173,6 +173,27 @@ def test_container_cli_ldconfig_run():
         assert (g.operation, g.message) == (op, msg)
 
 
+def test_nvidia_oci_runtime_exit():
+    # NixOS/nixpkgs#322400: containerd's go-runc "<runtime> did not terminate successfully: exit status N: <its stderr>"
+    (f,) = _parse(nvidia_container_cli, "nvidia_container_cli/nixpkgs322400_runtime_unknown_flag_root.txt").facts
+    assert (f.kind, f.stage, f.operation, f.message, f.evidence.line) == (
+        "container_toolkit_error", "runtime", "runtime_exit", "nvidia-container-runtime: exit status 125: unknown flag: --root", 1)
+    # NVIDIA/nvidia-container-toolkit#104: no stderr of its own, runc's ": unknown." only
+    (g,) = _parse(nvidia_container_cli, "nvidia_container_cli/toolkit104_runtime_exit_status_2.txt").facts
+    assert (g.operation, g.message, g.evidence.line) == ("runtime_exit", "nvidia-container-runtime: exit status 2", 2)
+    # the CDI/CSV mode's requirement refusal in the same form is the requirement fact (CONSTRUCTED from the toolkit's
+    # "requirements not met: unsatisfied condition: cuda>=12.2 (cuda=11.4)")
+    (h,) = _parse(nvidia_container_cli, text="OCI runtime create failed: nvidia-container-runtime did not terminate successfully: "
+                  "exit status 1: time=\"x\" level=error msg=\"failed to create NVIDIA Container Runtime: failed to construct OCI "
+                  "spec modifier: requirements not met: unsatisfied condition: cuda>=12.2 (cuda=11.4)\"\n").facts
+    assert (h.kind, h.requirement) == ("container_requirement_unsatisfied", "cuda>=12.2")
+    # near misses: runc's own exit, another runtime's
+    for line in ("OCI runtime create failed: runc did not terminate successfully: exit status 1: unknown",
+                 "OCI runtime create failed: /usr/bin/crun did not terminate successfully: exit status 1"):
+        assert not nvidia_container_cli.detect(line + "\n")
+        assert nvidia_container_cli.parse(Artefact(path="docker.txt", text=line + "\n", node="n1")).facts == []
+
+
 def test_container_cli_behind_the_operators_wrapper():
     # NVIDIA/gpu-operator#130: the GPU Operator's toolkit runs the binary as nvidia-container-cli.real
     (f,) = _parse(nvidia_container_cli, "nvidia_container_cli/gpuoperator130_cli_real_driver_error.txt").facts

@@ -131,11 +131,32 @@ def test_dmesg_quoted_as_list_without_nvrm_tag_real_paste():
         (35, None, "0x62:0x40:2168", "NV_ERR_INVALID_STATE", "firmware", True, "unexpected WPR2 already up")]
 
 
+def test_open_module_refusal_untagged_real_paste():
+    # siderolabs/extensions#114: the node's lines copied without "NVRM: ", the RmInitAdapter line cut before its code
+    facts = _nvrm((FIX / "extensions114_open_module_refusal_untagged.txt").read_text())
+    assert [(f.evidence.line, f.message_kind, f.pci_bus_id) for f in facts] == [
+        (1, "open_module_unsupported", "0000:07:00.0"), (5, "rm_init_adapter_failed", "0000:07:00.0")]
+
+
+def test_companion_line_cut_before_its_minor_number_real_paste():
+    # siderolabs/talos#6206 (talosctl dmesg): "rm_init_adapter failed, device minor number" cut at the paste's edge is
+    # RmInitAdapter's companion, not a line of its own
+    r = kernel_log.parse(Artefact(path="dmesg.log", text=(FIX / "talos6206_open_module_refusal_minor_cut.log").read_text(), node="n1"))
+    assert r.errors == []
+    assert [(f.evidence.line, f.message_kind) for f in r.facts if f.kind == "nvrm_error"] == [
+        (2, "open_module_unsupported"), (6, "rm_init_adapter_failed")]
+    assert r.lines_used >= 6
+
+
 @pytest.mark.parametrize("text, kinds", [
     # each of the driver's untagged messages, under a list marker, a quote or an indent
     ("  - rm_init_adapter failed, device minor number 0\n", ["rm_init_adapter_failed"]),
     ("> GPU 0000:01:00.0: RmInitAdapter failed! (0x22:0x56:884)\n", ["rm_init_adapter_failed"]),
     ("* unexpected WPR2 already up\n", ["gsp_boot_failed"]),
+    # RmInitAdapter's line cut before its code, and the open module's refusal (siderolabs/extensions#114)
+    ("GPU 0000:07:00.0: RmInitAdapter failed!\n", ["rm_init_adapter_failed"]),
+    ("Open nvidia.ko is only ready for use on Data Center GPUs. \n", ["open_module_unsupported"]),
+    ("I keep seeing RmInitAdapter failed! after a reboot\n", []),
     # the WPR2 line with its function, "gsp" in lower case (kernel_gsp.c of the 590 modules)
     ("[ 3.1] NVRM: _kgspBootGspRm: unexpected WPR2 already up, cannot proceed with booting gsp\n", ["gsp_boot_failed"]),
     # a sentence that names the message is no record: not read (CONSTRUCTED)
