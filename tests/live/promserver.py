@@ -77,7 +77,10 @@ class PromServer:
                 with urllib.request.urlopen(f"{self.url}/-/ready", timeout=1, context=_UNVERIFIED) as r:
                     if r.status == 200:
                         return
-            except urllib.error.HTTPError:
+            except urllib.error.HTTPError as exc:
+                if exc.code == 503:  # "Service Unavailable": it is up but not ready (still loading its TSDB blocks)
+                    time.sleep(0.1)
+                    continue
                 return  # it answers (401 without credentials, 400 without a client certificate): it is up
             except ssl.SSLError:
                 return  # it refused the handshake (it requires a client certificate): it is up
