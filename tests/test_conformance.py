@@ -149,6 +149,8 @@ def test_parsers_do_not_claim_other_kinds_real_files():
                 allowed.add("nvidia_container_cli")  # (gpu-operator#898's "Message: ... nvidia-container-cli: initialization error")
             if folder.name == "launcher_nccl_env" and "[c10d]" in head:  # the launch, then the job's own c10d warning
                 allowed.add("torch_log")  # (vllm#8978: torchrun's "[W1002 ...socket.cpp:697] [c10d] The client socket ...")
+            if folder.name == "gdrcopy_log":  # UCX's pin failure with gdb's stack of the call under it (openucx/ucx#6382)
+                allowed.add("gdb_backtrace")
             if "(gdb) " in head:  # a gdb session: its backtrace (bt, where) is gdb_backtrace's
                 allowed.add("gdb_backtrace")
             if folder.name == "cpp_runtime_abort":  # PyTorch's own lines around the abort (Megatron-LM#1874's

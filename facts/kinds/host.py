@@ -791,14 +791,18 @@ class VfioDmaMapFailure(Fact):
 class GdrcopyOpenFailed(Fact):
     """GDRCopy's library (libgdrapi: the CPU mapping of GPU memory that NVSHMEM, UCX's gdr_copy, NCCL and libfabric
     use) could not open its kernel driver: its tests' ``gdr_open error: Is gdrdrv driver installed and loaded?``
-    (tests/common.hpp gdr_open_safe), or, with GDRCOPY_ENABLE_LOGGING, the library's own ``ERR:  error opening driver
+    (tests/common.hpp gdr_open_safe), UCX's ``UCX  ERROR failed to open gdr copy`` (its gdr_copy transport's gdr_open
+    returned NULL) and ``could not open gdr copy, built for v2.4 but loaded v2.3``, or, with GDRCOPY_ENABLE_LOGGING, the library's own ``ERR:  error opening driver
     (errno=2/No such file or directory)``, ``ERR:  Error getting the gdrdrv driver version with ioctl error (errno=22).
     gdrdrv might be too old.`` and the two version checks (src/gdrapi.c gdr_open_gdrdrv_internal)."""
 
     kind: Literal["gdrcopy_open_failed"] = "gdrcopy_open_failed"
     #: open_failed: the tests' message (why not said); device_open: open("/dev/gdrdrv") failed (errno); version_query:
-    #: the driver did not answer the version ioctl; gdrdrv_too_old / libgdrapi_too_old: the version checks
-    reason: Literal["open_failed", "device_open", "version_query", "gdrdrv_too_old", "libgdrapi_too_old"]
+    #: the driver did not answer the version ioctl; gdrdrv_too_old / libgdrapi_too_old: the version checks;
+    #: library_api_mismatch: UCX built against libgdrapi of one API and loading another ("could not open gdr copy, built
+    #: for v2.4 but loaded v2.3", uct_gdr_copy_query_md_resources)
+    reason: Literal["open_failed", "device_open", "version_query", "gdrdrv_too_old", "libgdrapi_too_old",
+                    "library_api_mismatch"]
     errno: int | None = None
     error: str | None = None  # strerror's text where printed: "No such file or directory"
     message: str
@@ -809,11 +813,14 @@ class GdrcopyPinFailed(Fact):
     """GDRCopy could not pin GPU memory for a CPU mapping: gdrdrv's call of the NVIDIA driver's
     nvidia_p2p_get_pages failed (the kernel's ``gdrdrv:__gdrdrv_pin_buffer:nvidia_p2p_get_pages(va=... ) failed [ret =
     -22]``, src/gdrdrv/gdrdrv.c), or a GDRCopy test asserting on gdr_pin_buffer's result (``Assertion
-    "(gdr_pin_buffer(g, d_ptr, size, 0, 0, &mh)) == (0)" failed at sanity.cpp:187``, tests/common.hpp ASSERT)."""
+    "(gdr_pin_buffer(g, d_ptr, size, 0, 0, &mh)) == (0)" failed at sanity.cpp:187``, tests/common.hpp ASSERT), or UCX's
+    gdr_copy transport's ``UCX  ERROR gdr_pin_buffer failed. length :65536 ret:22``."""
 
     kind: Literal["gdrcopy_pin_failed"] = "gdrcopy_pin_failed"
-    form: Literal["kernel", "test_assertion"]
-    ret: int | None = None  # the kernel line's return value (-22: -EINVAL)
+    #: ucx: UCX's gdr_copy transport's "gdr_pin_buffer failed. length :N ret:N" / "GPU memory pin failed. length N ret N
+    #: pin_flags N" (src/uct/cuda/gdr_copy/gdr_copy_md.c), ret the library's (22: EINVAL from gdrdrv's pin ioctl)
+    form: Literal["kernel", "test_assertion", "ucx"]
+    ret: int | None = None  # the kernel line's return value (-22: -EINVAL), UCX's of the library call
     message: str
 
 

@@ -14,15 +14,30 @@ The forms (NVIDIA/gdrcopy, v1.3 to v2.6)::
     gdr_err("nvidia_p2p_get_pages(va=%llx len=%lld p2p_token=%llx va_space=%x callback=%px) failed [ret = %d]\\n", ...);
       (the kernel module's gdr_err: printk(DEVNAME ":%s:" FMT, __func__) since 2.1, DEVNAME ":" before; src/gdrdrv/gdrdrv.c)
 
+UCX's gdr_copy transport prints its own lines when it calls the library (openucx/ucx src/uct/cuda/gdr_copy/gdr_copy_md.c,
+``[<time>] [<host>:<pid>:<thread>] gdr_copy_md.c:<line> UCX  ERROR <message>``)::
+
+    ucs_error("gdr_pin_buffer failed. length :%lu ret:%d", length, ret);          v1.3-v1.21 (ucs_log at error level 1.12-)
+    ucs_log(log_level, "GPU memory pin failed. length %lu ret %d pin_flags %u", ...);   v1.22- (gdr_pin_buffer_v2)
+    ucs_error("failed to open gdr copy");                                          v1.3- (uct_gdr_copy_md_open: gdr_open() NULL)
+    ucs_warn("could not open gdr copy, built for v%d.%d but loaded v%d.%d", ...);   v1.18- (the library's API of another release)
+
+An MPI library's wrapper (the thread's environment; its source is not public) says the library's open failed too::
+
+    GDRCOPY library "libgdrapi.so" unable to open GDR driver, is gdrdrv.ko loaded?
+
 Sample content, real lines::
 
     gdr_open error: Is gdrdrv driver installed and loaded?                              (NVIDIA/gdrcopy#234, sanity with gdrdrv loaded by modprobe)
     Assertion "(gdr_pin_buffer(g, d_ptr, size, 0, 0, &mh)) == (0)" failed at sanity.cpp:187   (NVIDIA/gdrcopy#164)
     gdrdrv:nvidia_p2p_get_pages(va=704fe0000 len=327680 p2p_token=0 va_space=0) failed [ret = -22]   (NVIDIA/gdrcopy#30, gdrcopy 1.x)
+    [1613846298.710001] [vulcan04:8752 :0]     gdr_copy_md.c:122  UCX  ERROR gdr_pin_buffer failed. length :65536 ret:22   (openucx/ucx#6382)
+    GDRCOPY library "libgdrapi.so" unable to open GDR driver, is gdrdrv.ko loaded?   (NVIDIA/gdrcopy#72)
 
 Facts: ``gdrcopy_open_failed`` (the library could not open /dev/gdrdrv or use the driver behind it: the reason, errno
 and strerror's text where printed) and ``gdrcopy_pin_failed`` (pinning GPU memory failed: the kernel's line with its
-return value, or a test's assertion on gdr_pin_buffer). The tests' other assertions, their "CUDA error: ..." lines
+return value, a test's assertion on gdr_pin_buffer, or UCX's gdr_copy transport's line with the library's return
+value). The tests' other assertions, their "CUDA error: ..." lines
 (the cuda_app reader's) and the module's load messages make no fact. Empty input: nothing.
 """
 from __future__ import annotations
@@ -53,8 +68,23 @@ _PIN_TEST = re.compile(r'Assertion "\(gdr_pin_buffer\([^"\n]{1,200}" failed at [
 # gdrdrv:__gdrdrv_pin_buffer:nvidia_p2p_get_pages(va=7f2a40000000 len=65536 p2p_token=0 va_space=0 callback=000000004a8bc5e3) failed [ret = -22]   (format filled, 2.1-)
 _PIN_KERNEL = re.compile(r"\bgdrdrv:(?:\w{1,64}:)?nvidia_p2p_get_pages\(va=[^()\n]{1,200}\) failed \[ret = (?P<ret>-?\d{1,6})\]")
 
-_LITERALS = ("gdr_open error", "ERR:", "gdr_pin_buffer(", "nvidia_p2p_get_pages(")
-_FORMS = (_OPEN_TEST, _OPEN_DEVICE, _VERSION_QUERY, _TOO_OLD, _PIN_TEST, _PIN_KERNEL)
+# [1613846298.710001] [vulcan04:8752 :0]     gdr_copy_md.c:122  UCX  ERROR gdr_pin_buffer failed. length :65536 ret:22   (openucx/ucx#6382)
+# gdr_copy_md.c:211 UCX  ERROR GPU memory pin failed. length 65536 ret 22 pin_flags 0   (format filled, UCX 1.22-)
+#   (UCX's prefix optional: the message is UCX's own words; libfabric's "gdr_pin_buffer failed: %d" is another form)
+_PIN_UCX = re.compile(r"\b(?:gdr_pin_buffer failed\. length :\d{1,20} ret:(?P<ret>-?\d{1,6})"
+                      r"|GPU memory pin failed\. length \d{1,20} ret (?P<ret2>-?\d{1,6}) pin_flags \d{1,10})")
+# [1681984000.123456] [node1:1234 :0]   gdr_copy_md.c:482  UCX  ERROR failed to open gdr copy   (format filled)
+#   (read after UCX's level only: "failed to open gdr copy" at a line's end, the whole message)
+_OPEN_UCX = re.compile(r"\bUCX +ERROR +failed to open gdr copy[ \t.]*$")
+# gdr_copy_md.c:283 UCX  WARN  could not open gdr copy, built for v2.4 but loaded v2.3   (format filled, UCX 1.18-)
+_API_UCX = re.compile(r"\bcould not open gdr copy, built for v\d{1,3}\.\d{1,3} but loaded v\d{1,3}\.\d{1,3}")
+# GDRCOPY library "libgdrapi.so" unable to open GDR driver, is gdrdrv.ko loaded?   (NVIDIA/gdrcopy#72)
+_OPEN_WRAPPER = re.compile(r'\bGDRCOPY library "[^"\n]{1,200}" unable to open GDR driver(?:, is gdrdrv\.ko loaded\?)?')
+
+_LITERALS = ("gdr_open error", "ERR:", "gdr_pin_buffer(", "nvidia_p2p_get_pages(", "gdr_pin_buffer failed. length",
+             "GPU memory pin failed.", "open gdr copy", "unable to open GDR driver")
+_FORMS = (_OPEN_TEST, _OPEN_DEVICE, _VERSION_QUERY, _TOO_OLD, _PIN_TEST, _PIN_KERNEL, _PIN_UCX, _OPEN_UCX, _API_UCX,
+          _OPEN_WRAPPER)
 
 
 def detect(text: str) -> bool:
@@ -65,8 +95,10 @@ def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     fb = FactBuilder(artefact, result)
     for n, line in iter_lines_with(_LITERALS, artefact):
-        if (m := _OPEN_TEST.search(line)) is not None:
+        if (m := _OPEN_TEST.search(line) or _OPEN_UCX.search(line) or _OPEN_WRAPPER.search(line)) is not None:
             fb.add(GdrcopyOpenFailed, n, reason="open_failed", message=m[0])
+        elif (m := _API_UCX.search(line)) is not None:
+            fb.add(GdrcopyOpenFailed, n, reason="library_api_mismatch", message=m[0])
         elif (m := _OPEN_DEVICE.search(line)) is not None:
             fb.add(GdrcopyOpenFailed, n, reason="device_open", errno=int(m["errno"]), error=m["error"].strip(),
                    message=m[0])
@@ -78,6 +110,8 @@ def parse(artefact: Artefact) -> ParseResult:
             fb.add(GdrcopyPinFailed, n, form="test_assertion", message=m[0])
         elif (m := _PIN_KERNEL.search(line)) is not None:
             fb.add(GdrcopyPinFailed, n, form="kernel", ret=int(m["ret"]), message=m[0])
+        elif (m := _PIN_UCX.search(line)) is not None:
+            fb.add(GdrcopyPinFailed, n, form="ucx", ret=int(m["ret"] or m["ret2"]), message=m[0])
         else:
             continue
         result.lines_used += 1

@@ -36,6 +36,20 @@ ROWS = [
      "callback=000000004a8bc5e3)", None),
     ('Assertion "CUDA_SUCCESS == result" failed at sanity.cpp:214', None),
     ("ERR:  error Invalid argument(22) while mapping handle 2466d50, rounded_size=4096 offset=0", None),
+    # UCX's gdr_copy transport (src/uct/cuda/gdr_copy/gdr_copy_md.c)
+    ("[1613846298.710001] [vulcan04:8752 :0]     gdr_copy_md.c:122  UCX  ERROR gdr_pin_buffer failed. length :65536 ret:22",
+     ("gdrcopy_pin_failed", "ucx", 22)),                                              # openucx/ucx#6382
+    ("gdr_copy_md.c:211 UCX  ERROR GPU memory pin failed. length 65536 ret 22 pin_flags 0",
+     ("gdrcopy_pin_failed", "ucx", 22)),                                              # UCX 1.22 (format filled)
+    ("[1681984000.123456] [node1:1234 :0]   gdr_copy_md.c:482  UCX  ERROR failed to open gdr copy",
+     ("gdrcopy_open_failed", "open_failed", None)),                                   # format filled
+    ("gdr_copy_md.c:283 UCX  WARN  could not open gdr copy, built for v2.4 but loaded v2.3",
+     ("gdrcopy_open_failed", "library_api_mismatch", None)),                          # UCX 1.18 (format filled)
+    ('GDRCOPY library "libgdrapi.so" unable to open GDR driver, is gdrdrv.ko loaded?',
+     ("gdrcopy_open_failed", "open_failed", None)),                                   # NVIDIA/gdrcopy#72
+    # no fact: UCX's debug line that gdr_copy is left out (no failure a job sees), libfabric's own form (its reader's)
+    ("ucs_debug: could not open gdr copy. disabling gdr copy resource", None),
+    ("gdr_pin_buffer failed: 1", None),
 ]
 
 
@@ -74,3 +88,15 @@ def test_gdrcopy164_pin_assertions_not_the_others():
 def test_detect_needs_a_form_not_a_word():
     assert not r.detect("We use gdr_open error handling; ERR: none.\n")
     assert not r.detect("")
+
+
+def test_ucx6382_the_pin_line_not_the_stack():
+    res = r.parse(Artefact(path="out.txt", text=(FIX / "ucx6382_gdr_copy_md_pin_buffer_failed.log").read_text()))
+    assert [(f.kind, f.form, f.ret, f.evidence.line) for f in res.facts] == [("gdrcopy_pin_failed", "ucx", 22, 1)]
+
+
+def test_gdrcopy72_the_open_failure_inside_backticks():
+    text = (FIX / "gdrcopy72_mpi_unable_to_open_gdr_driver.txt").read_text()
+    assert r.detect(text)
+    (f,) = r.parse(Artefact(path="out.txt", text=text)).facts
+    assert (f.reason, f.evidence.line) == ("open_failed", 1)
