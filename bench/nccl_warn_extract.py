@@ -186,6 +186,20 @@ SAMPLES: list[str] = [
     "NCCL version mismatch with remote peer 10.0.0.12<49152> (local: 2.30.7, remote 2.29.7)",
     "NCCL version mismatch with remote peer 10.0.0.12<49152> (local: 22703, remote 22605)",
     "Detected mixed local Net device counts across ranks (min 4, max 8). Set NCCL_IGNORE_NET_MISMATCH=1 to continue.",
+    # NCCL's Windows port (src/os/windows.cc, 2.29 on): WinSock's and Windows' error codes, and FormatMessage's text for
+    # them (getWSAErrorMessage; FormatMessage ends its text with CR LF, so in a log the ")" after it starts a line of its own)
+    "ncclOsSocketProgressOpt: Call to recv from 10.0.0.12<51234> failed : Connection reset by peer",  # Linux's (os/linux.cc) first
+    "ncclOsSocketProgressOpt: Call to recv from 10.0.0.12<51234> failed : 10060 (A connection attempt failed because the "
+    "connected party did not properly respond after a period of time, or established connection failed because connected "
+    "host has failed to respond.)",
+    "ncclOsSocketProgressOpt: Call to send to 10.0.0.12<49152> failed : 10053",
+    "WSAStartup failed with error: 10091",
+    "ncclOsSocketResetFd: socket() failed with error 10047: An address incompatible with the requested protocol was used.",
+    "GetAdaptersAddresses failed with error: 232",
+    "Error: failed to create shared memory mapping Local\\nccl-shm-4312-1, error code: 1455",
+    "Error: Could not map view of file Local\\nccl-shm-4312-1 size 9637892, error code: 8",
+    "Failed to load nvml.dll, error code: 126",
+    "SetupDiGetClassDevs failed: 13",
 ]
 
 

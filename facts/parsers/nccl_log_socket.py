@@ -118,11 +118,27 @@ _REASONS = (
     ("no route to host", "unreachable"),
     ("connection abort", "connection_aborted"),  # ECONNABORTED "Software caused connection abort"
     ("reset by peer", "connection_reset"),       # ECONNRESET
+    # NCCL's Windows port (src/os/windows.cc, 2.29 on) prints FormatMessage's text for the WinSock error
+    # (getWSAErrorMessage): "No connection could be made because the target machine actively refused it." (10061) and
+    # "A socket operation was attempted to an unreachable host." (10065) are read above; these say it in other words:
+    ("did not properly respond after a period of time", "timeout"),                  # WSAETIMEDOUT 10060
+    ("aborted by the software in your host machine", "connection_aborted"),          # WSAECONNABORTED 10053
+    ("forcibly closed by the remote host", "connection_reset"),                      # WSAECONNRESET 10054
 )
+
+#: the WinSock error codes NCCL's Windows port prints before (or, 2.29.2-2.29.3, without) FormatMessage's text:
+#:   WARN("ncclOsSocketProgressOpt: Call to %s %s failed : %d (%s)", "recv from" | "send to", ..., wsaError, text)   (v2.30.7-1 os/windows.cc:401)
+#:   WARN("ncclOsSocketProgressOpt: Call to %s %s failed : %u", ...)   (v2.29.2-1 .. v2.29.3-1 os/windows.cc:255)
+#:   ncclOsSocketProgressOpt: Call to send to 10.0.0.12<49152> failed : 10053        (CONSTRUCTED from the 2.29.2 format)
+_WSA_REASONS = {"10060": "timeout", "10061": "connection_refused", "10065": "unreachable", "10051": "unreachable",
+                "10053": "connection_aborted", "10054": "connection_reset"}
+_WSA_CODE = re.compile(r"^(100\d\d)(?: \(|\s*$)")
 
 
 def failure_reason(error: str) -> str:
-    """``Connection refused`` -> connection_refused, ``No route to host`` -> unreachable, ..."""
+    """``Connection refused`` -> connection_refused, ``No route to host`` -> unreachable, ``10060 (...)`` -> timeout, ..."""
+    if (m := _WSA_CODE.match(error)) and m[1] in _WSA_REASONS:
+        return _WSA_REASONS[m[1]]
     low = error.lower()
     for text, reason in _REASONS:
         if text in low:

@@ -506,6 +506,73 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
     ("gdrcopy_too_old", re.compile(r"^gdr_pin_buffer_v2 not available; GDRCopy >= \d+\.\d+ required")),
     # WARN("NET/IB: Resiliency context is NULL. Nothing to destroy.")  (p2p_resiliency.cc:956, returns ncclSuccess: nothing to do)
     ("ib_resiliency_nothing_to_destroy", re.compile(r"^NET/IB: (?:\S+: )?Resiliency context is NULL\. Nothing to destroy")),
+    # round rV5 (issue 11): the memory manager's suspend and resume (v2.29.7-1 .. v2.30.7-1 src/mem_manager.cc, the same
+    #   formats in both; ncclCommSuspend / ncclCommResume with NCCL_DISABLE_MEM_MANAGER unset). The call fails:
+    #   WARN("MemManager: Failed to copy to CPU backup: %s", cudaGetErrorString(err))   (:473, suspend: ncclUnhandledCudaError)
+    #   WARN("MemManager: Failed to restore from CPU backup: %s (backup preserved)", ...)   (:612, resume: ncclUnhandledCudaError)
+    #   WARN("MemManager: Barrier failed during resume")  WARN("MemManager: Final barrier failed during resume")   (:653, :902)
+    #   WARN("MemManager: AllGather counts failed")   (:690)
+    #   WARN("MemManager: Send to rank %d failed - handle exchange incomplete")  WARN("MemManager: Recv from rank %d failed - ...")   (:766, :781)
+    # MemManager: Barrier failed during resume
+    # MemManager: Recv from rank 3 failed - handle exchange incomplete
+    # MemManager: Failed to restore from CPU backup: an illegal memory access was encountered (backup preserved)
+    ("mem_manager_resume_failed", re.compile(
+        r"^MemManager: (?:Failed to (?:copy to|restore from) CPU backup: \S|(?:Final b|B)arrier failed during resume"
+        r"|AllGather counts failed|(?:Send to|Recv from) rank \d+ failed - handle exchange incomplete)")),
+    #   ncclCommResume goes on without one buffer it had imported from a peer (the loop's `continue`: it stays unmapped):
+    #   WARN("MemManager: Cannot re-import peer buffer from rank %d (different node) using POSIX FD - skipping", ...)   (:832)
+    #   WARN("MemManager: Failed to get FD from rank %d for ptr=%p", ...)   (:845, the owner's proxy did not hand the FD over)
+    #   WARN("MemManager: cuMemImportFromShareableHandle failed for ptr=%p (curet=%d)", ...)   (:864, POSIX FD or FABRIC)
+    #   WARN("MemManager: ncclCuMemMapAndSetAccess failed for re-imported ptr=%p", entry->ptr)   (:874)
+    # MemManager: cuMemImportFromShareableHandle failed for ptr=0x7f3a2c001200 (curet=1)
+    ("mem_manager_peer_buffer_not_reimported", re.compile(
+        r"^MemManager: (?:Cannot re-import peer buffer from rank \d+ \(different node\) using POSIX FD"
+        r"|Failed to get FD from rank \d+ for ptr=|cuMemImportFromShareableHandle failed for ptr=\S+ \(curet=-?\d+\)"
+        r"|ncclCuMemMapAndSetAccess failed for re-imported ptr=)")),
+    # NCCL on Windows (src/os/windows*.cc, the Windows side of NCCL's OS layer, compiled with CMake's NCCL_OS_WINDOWS from
+    # v2.29.2-1 on; GIN and DOCA left out). Its forms whose Windows error code says what the Linux twin's errno says:
+    #   WARN("WSAStartup failed with error: %d", result)   (os/windows.cc:161, v2.29.7-1 on, ncclOsInitialize: ncclSystemError)
+    #     for WSASYSNOTREADY 10091 ("the underlying network subsystem is not ready"): Winsock has no network service at all
+    #   WARN("ncclOsSocketResetFd: socket() failed with error %d: %s", wsaError, getWSAErrorMessage(wsaError))   (:283) for
+    #     WSAEAFNOSUPPORT 10047: the twin of Linux's "ncclSocketInit: Socket creation failed : Address family not supported
+    #     by protocol" (rule nccl_socket_creation_failed)
+    #   WARN("GetAdaptersAddresses failed with error: %ld", result)   (:437, :451, :601, :615, ncclFindInterfaces) for
+    #     ERROR_NO_DATA 232 (GetAdaptersAddresses: no address of the family asked for): the twin of "no socket interface found"
+    # WSAStartup failed with error: 10091
+    # ncclOsSocketResetFd: socket() failed with error 10047: An address incompatible with the requested protocol was used.
+    # GetAdaptersAddresses failed with error: 232
+    ("windows_no_usable_socket_interface", re.compile(
+        r"^(?:WSAStartup failed with error: 10091|ncclOsSocketResetFd: socket\(\) failed with error 10047\b"
+        r"|GetAdaptersAddresses failed with error: 232)\s*(?::|$)")),
+    #   WARN("Error: failed to create shared memory mapping %s, error code: %lu", shmPath, GetLastError())   (os/windows.cc:851)
+    #   WARN("Error: Could not map view of file %s size %zu, error code: %lu", ...)   (:878; v2.30.3-1 on, ncclOsShmOpen)
+    #     for ERROR_NOT_ENOUGH_MEMORY 8, ERROR_OUTOFMEMORY 14, ERROR_NO_SYSTEM_RESOURCES 1450, ERROR_COMMITMENT_LIMIT 1455
+    #     ("The paging file is too small for this operation to complete."): NCCL's segments are sections backed by the
+    #     paging file (CreateFileMappingA(INVALID_HANDLE_VALUE, ...)), so the host's commit limit or the process's address
+    #     space ran out; Linux's twin is /dev/shm's ENOSPC (shm_create_no_space). Other codes (5 access denied, 2 not
+    #     found on open) are not read here
+    # Error: failed to create shared memory mapping Local\nccl-shm-4312-1, error code: 1455   (the name: os/windows.cc:838)
+    ("windows_shm_out_of_memory", re.compile(
+        r"^Error: (?:failed to create shared memory mapping \S+|Could not map view of file \S+ size \d+), error code: (?:8|14|1450|1455)\s*$")),
+    #   WARN("Failed to load nvml.dll, error code: %lu", err)   (os/windows.cc:755, v2.30.3-1 on, ncclOsNvmlOpen: nvml.dll
+    #     neither on PATH nor in C:\Windows\System32; ncclSystemError): Linux's twin "Failed to open libnvidia-ml.so.1: ..."
+    # Failed to load nvml.dll, error code: 126
+    ("windows_nvml_dll_not_loaded", re.compile(r"^Failed to load nvml\.dll, error code: \d+\s*$")),
+    #   WARN("SetupDiGetClassDevs failed: %lu", GetLastError())   (os/windows.cc:1273, v2.30.7-1, ncclOsTopoGetStrFromSys: the
+    #     PCI device list NCCL reads instead of /sys), WARN("Failed to get PCI info from NVML device")   (:1511),
+    #   WARN("Invalid PCI bus ID format: %s", busId)   (:1100, ncclOsGetPciPath)
+    #   WARN("ncclOsGetPciDeviceClassByBusId: Failed to parse PCI bus ID: %s")  WARN("ncclOsGetPciDeviceParent: Failed to parse PCI bus ID: %s")
+    #     (:1430, :1537): each ncclSystemError while NCCL builds the node's topology (graph/topo.cc)
+    # SetupDiGetClassDevs failed: 13
+    # ncclOsGetPciDeviceParent: Failed to parse PCI bus ID: 00000000:3B:00.0.1
+    ("windows_pci_topology_failed", re.compile(
+        r"^(?:SetupDiGetClassDevs failed: \d+|Failed to get PCI info from NVML device|Invalid PCI bus ID format: "
+        r"|ncclOsGetPci\w+: Failed to parse PCI bus ID: )")),
+    #   WARN("Failed to set environment variable %s to %s: error %lu", name, value, GetLastError())   (os/windows.cc:138,
+    #     v2.29.2-1 on, ncclOsSetEnv: SetEnvironmentVariableA refused a line of NCCL_CONF_FILE, ~/.nccl.conf or /etc/nccl.conf
+    #     that the environment did not set already (misc/param.cc setEnvFile); NCCL goes on without it)
+    # Failed to set environment variable NCCL_SOCKET_IFNAME to Ethernet 2: error 87
+    ("windows_conf_setting_not_applied", re.compile(r"^Failed to set environment variable \w+ to .{0,1100}: error \d+\s*$")),
     # Kinds without an entry in knowledge/nccl_warn_messages.yaml (what they mean depends on the NCCL version:
     # knowledge/nccl_known_issues.yaml's symptoms name them):
     # WARN("UDS: Binding to socket %s failed : %s (%d)", temp, strerror(errno), errno)   (misc/ipcsocket.cc:57-58, 2.19-2.29;
@@ -584,7 +651,10 @@ _GATE = re.compile(r"Unable to|ibv_open_device|ibv_set_ece|CQE with error|same G
                    r"|CUDA driver \d|CollNet device counts|Allocation failed|returned null|Failed to allocate|Thread creation failed"
                    r"|No algorithm/protocol|ncclRma|Dev comm not found|communicator matching window|ncclTopo|ncclProxyConnect"
                    r"|invalid IPC peer|pointer is NULL|Invalid key size|getRandomData|ncclSocket|ncclIpcSocketGetFd|PARAM: Duplicate"
-                   r"|uninitialized \w+Plugin|number of devices for netPlugin|device code index|MLOPart|ncclCheckMultiRank|NCCL_ELASTIC|Gin connect|gin type|gdr_pin_buffer_v2")
+                   r"|uninitialized \w+Plugin|number of devices for netPlugin|device code index|MLOPart|ncclCheckMultiRank|NCCL_ELASTIC|Gin connect|gin type|gdr_pin_buffer_v2"
+                   # round rV5: Windows
+                   r"|WSAStartup|socket\(\) failed|GetAdaptersAddresses|shared memory mapping|map view of file|nvml\.dll|SetupDiGetClassDevs"
+                   r"|PCI info from NVML|PCI bus ID|set environment variable")
 
 
 # The kinds above whose wording no other program prints, pasted alone without NCCL's prefix (at a
