@@ -1168,6 +1168,45 @@ class ScriptLocalRankRejected(Fact):
 
 
 @fact_kind
+class BitsandbytesBinaryMissing(Fact):
+    """bitsandbytes' CUDA set-up (bitsandbytes/cuda_setup/main.py, releases before 0.43) found no binary of its own for
+    the CUDA version it detected: "CUDA SETUP: Required library version not found: libbitsandbytes_cuda117_nocublaslt.so.
+    Maybe you need to compile it from source?", then "CUDA SETUP: Defaulting to libbitsandbytes_cpu.so..."
+    (facts/parsers/bitsandbytes_cuda_setup.py). Read only where the set-up did not also say that the CUDA runtime or
+    driver library was not found (that is a shared_library_missing, the cause of a wrong guess)."""
+
+    kind: Literal["bitsandbytes_binary_missing"] = "bitsandbytes_binary_missing"
+    library: str  # the binary it looked for: "libbitsandbytes_cuda117_nocublaslt.so", "libsbitsandbytes_cpu.so"
+    #: the binary it wanted is a CPU build: bitsandbytes saw no CUDA at all (0.37-0.38 ask for "libsbitsandbytes_cpu.so"
+    #: when torch.cuda.is_available() is False), not a CUDA version it has no build for
+    cpu_build: bool = False
+    cuda_version: str | None = None  # "117": from the name, "Detected CUDA version 121", "CUDA_VERSION=117"
+    compute_capability: str | None = None  # "7.0": "Highest Compute Capability: 7.0", "... among GPUs detected: 7.5"
+    fallback: str | None = None  # "libbitsandbytes_cpu.so": "CUDA SETUP: Defaulting to ..."
+    detection_failed: bool = False  # its "CUDA SETUP: CUDA detection failed! Possible reasons:" block followed
+    lines: int = 1  # the "Required library version not found" lines in the file (the report repeats on every import)
+
+
+@fact_kind
+class PythonExceptionIgnored(Fact):
+    """CPython reported an exception it could not raise and ignored it (its unraisable hook, Python/errors.c): one raised
+    in an object's finaliser (``Exception ignored in: <function Connection.__del__ at 0x7ba85ba82980>``), an atexit
+    callback, a ctypes callback or a weakref callback, then its traceback and exception line; the program went on
+    (facts/parsers/python_exception_ignored.py). Mostly at teardown, after the run's own failure (an object whose
+    ``__init__`` failed, a DataLoader torn down after an interrupt): that failure's echo."""
+
+    kind: Literal["python_exception_ignored"] = "python_exception_ignored"
+    #: finaliser (``__del__``, ``__dealloc__``, a deallocator), atexit (an atexit callback), ctypes_callback, other
+    context: Literal["finaliser", "atexit", "ctypes_callback", "other"]
+    target: str  # what raised: "Connection.__del__", "_DataLoaderIter.__del__", "<_final_semaphore_cleanup>"
+    exception_type: str | None = None  # "AttributeError"; None where the block is cut before its exception line
+    exception_message: str | None = None  # "'Connection' object has no attribute 'logging_id'"
+    cut: bool = False  # the traceback is cut (the paste's end, another block inside it) before its exception line
+    interrupted: bool = False  # the line begins with "^C": the run was interrupted from the terminal, this is its teardown
+    message: str  # what the unexplained-error report quotes
+
+
+@fact_kind
 class TorchPgDeviceWithoutBackend(Fact):
     """torch.distributed was asked for a collective on tensors of a device type its process group has no backend for:
     ``RuntimeError: No backend type associated with device type cpu`` (c10d ProcessGroup::getBackend, PyTorch 2.0+;

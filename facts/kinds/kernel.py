@@ -302,6 +302,27 @@ class NvidiaDrmError(KernelLineFact):
 
 
 @fact_kind
+class AmdgpuRingTimeout(KernelLineFact):
+    """AMD's kernel GPU driver (amdgpu) found a ring's job past its timeout: the GPU stopped making progress
+    (drivers/gpu/drm/amd/amdgpu/amdgpu_job.c amdgpu_job_timedout, "ring gfx_0.0.0 timeout, signaled seq=5000163,
+    emitted seq=5000165"), then reset the ring or the whole GPU. Another vendor's GPU, out of gpu-stethoscope's scope
+    (NVIDIA GPUs): recognised and reported as that GPU's hang, never health, never left unread."""
+
+    kind: Literal["amdgpu_ring_timeout"] = "amdgpu_ring_timeout"
+    pci_bus_id: str | None = None  # "0000:08:00.0": the line's device, or the reset lines' after it; None where no line names it
+    ring: str  # "gfx_0.0.0", "gfx", "sdma0", "comp_1.0.0"
+    signaled_seq: int  # the last fence the GPU signalled
+    emitted_seq: int  # the last fence the driver emitted (the work it was waiting for)
+    process: str | None = None  # the job's process ("Process information: process Xorg pid 2184 ...")
+    pid: int | None = None
+    #: what followed: recovered (a ring or GPU reset that succeeded, "GPU reset(2) succeeded!"), failed (the reset
+    #: failed: "GPU Recovery Failed", "GPU reset end with ret = -N", a ring reset that failed with nothing after it),
+    #: begun (a reset began, the log ends or says no more); None where no reset line follows
+    reset: Literal["recovered", "failed", "begun"] | None = None
+    timeouts: int = 1  # the timeout lines of this device and ring in the file
+
+
+@fact_kind
 class EfaDriverError(KernelLineFact):
     """The EFA kernel driver (AWS Elastic Fabric Adapter) logged an error: an admin command the
     device failed (``Failed to process command ALLOC_PD (opcode 14) comp_status 1 err -12``), the

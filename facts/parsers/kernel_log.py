@@ -50,7 +50,7 @@ from stethoscope.facts.kinds.kernel import (
     PcieLinkDown,
     XidEvent,
 )
-from stethoscope.facts.parsers import kernel_log_drm, kernel_log_efa, kernel_log_modeset, kernel_log_gds, kernel_log_host, kernel_log_host_os, kernel_log_modules
+from stethoscope.facts.parsers import kernel_log_amdgpu, kernel_log_drm, kernel_log_efa, kernel_log_modeset, kernel_log_gds, kernel_log_host, kernel_log_host_os, kernel_log_modules
 from stethoscope.facts.parsers import kernel_log_splat
 from stethoscope.facts.parsers import nvsentinel_event, xid_quoted
 from stethoscope.facts.kinds.dcgm import XidQuoted
@@ -110,7 +110,7 @@ _KEYWORDS = re.compile(
     r"| Gb/s available PCIe bandwidth, limited by "  # drivers/pci/pci.c __pcie_print_link_status (kernel_log_pcie)
     r"|(?:Direct firmware load for |loading /lib/firmware/)nvidia/|" + IOMMU_KEYWORDS + "|" + UNREACHABLE_KEYWORDS + "|" + DISPLAY_KEYWORD + "|" + kernel_log_modules.KEYWORDS
     + "|" + kernel_log_host.KEYWORDS + "|" + kernel_log_host_os.KEYWORDS + "|" + kernel_log_gds.KEYWORDS + "|" + kernel_log_drm.KEYWORDS + "|" + kernel_log_efa.KEYWORDS
-    + "|" + kernel_log_splat.KEYWORDS + "|" + kernel_log_modeset.KEYWORDS + "|" + RECOVERY_KEYWORDS,
+    + "|" + kernel_log_splat.KEYWORDS + "|" + kernel_log_modeset.KEYWORDS + "|" + RECOVERY_KEYWORDS + "|" + kernel_log_amdgpu.KEYWORDS,
 )
 # the same keywords for RE2 (a DFA over the bytes: the alternation costs nothing per character,
 # where ``re`` tries it at every position: 16 MB/s on a log of lines holding none of them)
@@ -186,7 +186,7 @@ _DETECT = re.compile(
     r"|\bnvidia [0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: (?:Direct firmware load for |loading /lib/firmware/)nvidia/\d"
     # host faults pasted without a prefix (kernel_log_host): their fault forms; a module refused for its signature
     r"|" + kernel_log_modules.DETECT + "|" + kernel_log_host.KEYWORDS + "|" + kernel_log_host_os.KEYWORDS + "|" + kernel_log_gds.KEYWORDS + "|" + kernel_log_drm.KEYWORDS + "|" + kernel_log_efa.KEYWORDS
-    + "|" + kernel_log_splat.KEYWORDS + "|" + kernel_log_modeset.KEYWORDS,
+    + "|" + kernel_log_splat.KEYWORDS + "|" + kernel_log_modeset.KEYWORDS + "|" + kernel_log_amdgpu.KEYWORDS,
     re.M,
 )
 # A kernel record by its prefix alone (what dmesg, journalctl -k, talosctl dmesg, kmsg put before the kernel's message),
@@ -228,7 +228,7 @@ _DETECT_KEYS = _UNTAGGED_KEYS + ("NVRM: ", "NVRM ", "Xid (PCI:", "AER: ", "PCIe 
                 "ernel BUG at ", "Unable to handle kernel ", " [#", "]: unhandled exception: ", "emperature above", "DPC",
                 "Buffer I/O error", "not responding", "Lustre", "LNet", "libceph: ", "above threshold", "Port module event", "Link down",
                 "pids controller", "nobody cared", "containment event", "oading of ", "Lockdown: ",
-                "firmware load for nvidia/", "/lib/firmware/nvidia/",
+                "firmware load for nvidia/", "/lib/firmware/nvidia/", " timeout, signaled seq=", " timeout, last signaled seq=",
                 "WARNING: ")  # (kernel_log_splat's WARN line) or a line starting "["
 
 # The OOM killer (Linux mm/oom_kill.c; real, ymoslem/OpenNMT-Tutorial#6, from `dmesg -T` on Colab):
@@ -431,6 +431,7 @@ def parse(artefact: Artefact) -> ParseResult:
     display: set[tuple[str, str]] = set()  # (node, bus id) of the GPUs the PCI core enumerated (kernel_log_pcie)
     inaccessible: dict = {}  # (node, device, event) -> its pci_device_inaccessible fields (kernel_log_pcie)
     sxid_pending: list[tuple[int, str, re.Match[str]]] = []
+    amd_timeouts: list = []  # amdgpu's ring timeouts (kernel_log_amdgpu), built at the end with their reset lines
     ooms: list[dict] = []  # the OOM killer's kills (host_oom_kill), built at the end: a kill's lines may come apart
     oom_summaries: dict[int, dict] = {}  # pid -> its "oom-kill:constraint=..." line not yet met by its kill line
     sxid_heads: set[tuple[str, str]] = set()
@@ -561,6 +562,9 @@ def parse(artefact: Artefact) -> ParseResult:
         if kernel_log_gds.parse_gds_line(b, ln, msg, common, used):
             boots.had_content = True
             continue
+        if " timeout, " in msg and kernel_log_amdgpu.note_ring_timeout(ln, msg, common, amd_timeouts):
+            boots.had_content = True
+            continue
         if "*ERROR*" in msg and kernel_log_drm.parse_drm_line(b, ln, msg, common, used):
             boots.had_content = True
             continue
@@ -632,6 +636,7 @@ def parse(artefact: Artefact) -> ParseResult:
                 used.add(ln)
     aer.flush()
     recovery.flush()
+    kernel_log_amdgpu.emit(b, amd_timeouts, lines, used)
     emit_bar_unassigned(b, bars, display)
     emit_iommu_faults(b, iommu, display)
     emit_inaccessible(b, inaccessible, display)

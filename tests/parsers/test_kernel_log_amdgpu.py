@@ -1,0 +1,70 @@
+"""amdgpu's ring timeouts in a kernel log (kernel_log via kernel_log_amdgpu): amdgpu_job.c's DRM_ERROR and 6.x
+dev_err forms, FreeBSD drm-kmod's, 4.x's "last signaled seq"; the process and reset lines after them; the real
+pastes of four public threads (fixtures), and lines that must stay unread."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from stethoscope.facts.parsers import kernel_log
+from stethoscope.facts.parsers.base import Artefact
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "artefacts" / "kernel_log"
+PREFIXES = ("", "[37937.168911] ", "May 29 10:00:01 host kernel: ", "Feb  2 08:03:20 kernel: [37937.168911] ")
+
+
+def _amd(text: str):
+    return [f for f in kernel_log.parse(Artefact(path="dmesg.txt", text=text, node="n1")).facts if f.kind == "amdgpu_ring_timeout"]
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+@pytest.mark.parametrize(("line", "ring", "sig", "emit", "bus"), [
+    # real (pop-os/cosmic-comp#2626)
+    ("[drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring gfx_0.0.0 timeout, signaled seq=5000163, emitted seq=5000165",
+     "gfx_0.0.0", 5000163, 5000165, None),
+    # real (ggml-org/llama.cpp#21724, Linux 6.x's dev_err)
+    ("amdgpu 0000:c2:00.0: ring gfx_0.0.0 timeout, signaled seq=166926, emitted seq=166928", "gfx_0.0.0", 166926, 166928, "0000:c2:00.0"),
+    # CONSTRUCTED from FreeBSD drm-kmod's framing of the same DRM_ERROR, and from 4.x's "last signaled seq" wording
+    ("[drm ERROR :amdgpu_job_timedout] ring sdma0 timeout, signaled seq=12, emitted seq=14", "sdma0", 12, 14, None),
+    ("[drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring gfx timeout, last signaled seq=1138, last emitted seq=1140", "gfx", 1138, 1140, None),
+])
+def test_timeout_forms(prefix, line, ring, sig, emit, bus):
+    text = prefix + line + "\n"
+    assert kernel_log.detect(text)
+    (f,) = _amd(text)
+    assert (f.ring, f.signaled_seq, f.emitted_seq, f.pci_bus_id, f.reset, f.evidence.line) == (ring, sig, emit, bus, None, 1)
+
+
+@pytest.mark.parametrize(("name", "bus", "proc", "pid", "reset"), [
+    ("cosmiccomp2626_amdgpu_ring_timeout_reset.log", "0000:08:00.0", "cosmic-comp", 3503, "recovered"),
+    ("cosmicepoch3764_amdgpu_ring_reset_failed.log", "0000:28:00.0", "cosmic-comp", 2288, "begun"),
+    ("pop2132_amdgpu_ring_timeout_syslog_no_host.log", "0000:03:00.0", "Xorg", 2184, "begun"),
+    ("llamacpp21724_amdgpu_ring_reset_journal.log", "0000:c2:00.0", "llama-server", 12519, "recovered"),
+])
+def test_real_threads(name, bus, proc, pid, reset):
+    text = (FIXTURES / name).read_text()
+    assert kernel_log.detect(text)
+    (f,) = _amd(text)
+    assert (f.ring, f.pci_bus_id, f.process, f.pid, f.reset, f.timeouts) == ("gfx_0.0.0", bus, proc, pid, reset, 1)
+
+
+def test_repeated_timeouts_one_fact_and_a_failed_recovery():
+    # CONSTRUCTED from amdgpu_device.c's "GPU Recovery Failed: %d" after two timeouts of one ring
+    text = ("[  10.000001] amdgpu 0000:03:00.0: ring comp_1.0.0 timeout, signaled seq=5, emitted seq=7\n"
+            "[  10.000002] amdgpu 0000:03:00.0: GPU reset begin!\n"
+            "[  20.000001] amdgpu 0000:03:00.0: ring comp_1.0.0 timeout, signaled seq=9, emitted seq=11\n"
+            "[  20.000002] amdgpu 0000:03:00.0: GPU reset begin!\n"
+            "[  21.000002] amdgpu 0000:03:00.0: amdgpu: GPU Recovery Failed: -110\n")
+    (f,) = _amd(text)
+    assert (f.ring, f.timeouts, f.signaled_seq, f.reset, f.evidence.line) == ("comp_1.0.0", 2, 5, "begun", 1)
+
+
+@pytest.mark.parametrize("line", [
+    # CONSTRUCTED negatives: a reset line alone, radeon's older stall, a sentence about a timeout
+    "[  312.774536] amdgpu 0000:28:00.0: GPU reset begin!. Source:  1",
+    "[  100.000000] radeon 0000:01:00.0: ring 0 stalled for more than 10000msec",
+    "the ring buffer timeout, as we saw, was the problem",
+])
+def test_not_ring_timeouts(line):
+    assert _amd(line + "\n") == []
