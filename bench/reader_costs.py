@@ -14,11 +14,13 @@ CPU ms per node (the best of ``--repeat`` passes, so that other work on the mach
 - what the parse pool's pipe costs: the FileResults pickled (a worker) and unpickled (the parent).
 
 ``--phases`` measures instead where parse_one's time goes as it runs (in place, each file after the one
-before it, as a worker reads a chunk): the classifier's set, normalise, each reader's parse (FactBuilder.add
+before it, as a worker reads a chunk: engine/parse_pool.parse_items, its small files scanned ahead by the set), the
+classifier's set (its scans ahead included), normalise, each reader's parse (FactBuilder.add
 inside them shown apart too), every detect, and parse_one's own steps after the readers; then the facts it
 keeps by kind, how many of them some rule pattern's constant tests accept, and what building, pickling and
 unpickling them costs. The set costs more in place than scanned alone (its DFA's states are evicted by the
-readers' work between two files: 6.2-6.7 against 3.8 CPU ms a node, bench/speed_rR7.md).
+readers' work between two files: 6.2-6.7 against 3.8 CPU ms a node, bench/speed_rR7.md); a chunk's small files
+are scanned back to back before their readers run for that reason (bench/speed_rV6.md).
 
 Run it after adding a reader or a signature; compare with the same run on the commit before
 (``PYTHONPATH`` to a worktree of it):
@@ -192,8 +194,10 @@ def phases(texts: list[tuple[str, str]], router, n: int, repeat: int) -> int:
         wrap(mod, "parse", f"parse  {mod.KIND}")
         wrap(mod, "detect", "detect (every reader asked)")
 
-    def once() -> list:
-        return [parse_pool.parse_one(Artefact(path=p, text=t, node=p.split("/")[0]), router) for p, t in texts]
+    def once() -> list:  # in chunks, as a parse worker reads them (parse_items: a chunk's small files scanned ahead)
+        arts = [Artefact(path=p, text=t, node=p.split("/")[0]) for p, t in texts]
+        return [res for i in range(0, len(arts), parse_pool.CHUNK)
+                for res in parse_pool.parse_items(arts[i:i + parse_pool.CHUNK], router)]
     try:
         results = once()
         once()

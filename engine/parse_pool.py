@@ -48,6 +48,12 @@ MIN_PARALLEL_BYTES = 16 * 1024 * 1024
 #: holds a window of text (``_chunks``); at the end one worker may parse a last chunk alone.
 CHUNK = 32
 WINDOW = 4
+#: a file of at most this many characters (bytes, read) is read with the other such files of its chunk before any
+#: of the chunk is parsed, and the classifier's set scans them back to back (parse_items; facts/classify.py
+#: Classifier.scan_ahead): between two files the readers evict the set's DFA states, and a small file walks them
+#: once, at about one cache miss a byte (a bench node's 6 kB rank log cost the set ~9 times in place what it
+#: costs back to back: bench/speed_rT7.md). A chunk holds at most CHUNK such files, 2 MiB of text.
+AHEAD_CHARS = 64 * 1024
 
 
 @dataclass
@@ -465,16 +471,17 @@ def _init_worker(router, budget: Budget = DEFAULT) -> None:
     gc.enable()
 
 
-def parse_item(item: Artefact | FileTask, router=None, budget: Budget = DEFAULT) -> list[FileResult]:
+def parse_item(item: Artefact | FileTask, router=None, budget: Budget = DEFAULT,
+               read: tuple[Iterable[Artefact], RawBundle, list[Skipped]] | None = None) -> list[FileResult]:
     """The FileResults of one artefact, or of each window of a file read here (a FileTask: a
     worker reads its own files, so that their text never crosses a pipe; measured at 256 nodes,
     the parent's pickling of the text cost ~3.7 CPU ms a node and the worker's unpickling ~3.5).
-    What reading found besides text rides on the first result, or on a ``read_only`` one."""
+    What reading found besides text rides on the first result, or on a ``read_only`` one.
+    ``read``: the FileTask's artefacts, and what reading it found, where it was read already (_read_task)."""
     if isinstance(item, Artefact):
         return [parse_one(item, router)]
-    sink = RawBundle(source="")
-    binary: list[Skipped] = []
-    results = [parse_one(a, router) for a in task_artefacts(item, sink, binary, budget)]
+    arts, sink, binary = _read_task(item, budget) if read is None else read
+    results = [parse_one(a, router) for a in arts]
     if sink.skipped or sink.hits or binary:
         if not results:
             results.append(FileResult(path=item.name, node=item.folder_node or item.own or "unknown", read_only=True))
@@ -483,8 +490,37 @@ def parse_item(item: Artefact | FileTask, router=None, budget: Budget = DEFAULT)
     return results
 
 
+def _read_task(item: FileTask, budget: Budget) -> tuple[Iterable[Artefact], RawBundle, list[Skipped]]:
+    """A FileTask's artefacts (read as they are iterated), and the sink and list its reading fills."""
+    sink = RawBundle(source="")
+    binary: list[Skipped] = []
+    return task_artefacts(item, sink, binary, budget), sink, binary
+
+
+def parse_items(items: list[Artefact | FileTask], router=None, budget: Budget = DEFAULT) -> Iterator[FileResult]:
+    """parse_item() of each of ``items`` in turn, the same results in the same order; the files of at most
+    AHEAD_CHARS are read first and scanned by the classifier's set back to back (Classifier.scan_ahead)."""
+    ahead: dict[int, tuple[Iterable[Artefact], RawBundle, list[Skipped]]] = {}
+    texts: list[str] = []
+    for i, item in enumerate(items):
+        if isinstance(item, Artefact):
+            if len(item.text) <= AHEAD_CHARS:
+                texts.append(item.text)
+        elif item.size <= AHEAD_CHARS:
+            arts, sink, binary = _read_task(item, budget)
+            ahead[i] = read = (list(arts), sink, binary)
+            texts.extend(a.text for a in read[0])
+    try:
+        if len(texts) > 1:
+            classifier().scan_ahead(texts)
+        for i, item in enumerate(items):
+            yield from parse_item(item, router, budget, ahead.pop(i, None))
+    finally:
+        classify.drop_ahead()
+
+
 def _parse_chunk(items: list[Artefact | FileTask]) -> list[FileResult]:
-    return [res for item in items for res in parse_item(item, _ROUTER, _BUDGET)]
+    return list(parse_items(items, _ROUTER, _BUDGET))
 
 
 def _weight(item: Artefact | FileTask) -> int:
@@ -523,8 +559,9 @@ def parse_files(arts: Iterable[Artefact | FileTask], jobs: int | None = None, to
     jobs = budget.jobs(1 if small else default_jobs() if jobs is None else max(1, jobs), total_bytes, largest)
     if jobs == 1 or small:
         n = 0
-        for a in arts:
-            for res in parse_item(a, router, budget):
+        # (chunks as a worker's, their text read ahead at most CHUNK * AHEAD_CHARS besides one file: parse_items)
+        for chunk in _chunks(arts, CHUNK, min(budget.window_chars, CHUNK * AHEAD_CHARS)):
+            for res in parse_items(chunk, router, budget):
                 n += 1
                 if young_every and n % young_every == 0:
                     gc.collect(0)

@@ -105,7 +105,14 @@ class Classifier:
     def scan(self, text: str) -> tuple[list[ModuleType], bool]:
         """The parser modules to ask, and whether the wrapper gate of facts/lines.py found a
         wrapper, colour or link in ``text`` (its pattern is one more member of the set: the
-        one pass answers both, where a second pass of its own cost a bench node ~2.3 ms)."""
+        one pass answers both, where a second pass of its own cost a bench node ~2.3 ms).
+        A text scan_ahead() scanned is answered from that pass (once)."""
+        global _last
+        if _ahead:
+            held = _ahead.pop(id(text), None)
+            if held is not None and held[0] is text:
+                _last = (text, held[2])
+                return held[1]
         hit = set(self.always)
         wrapped = False
         gates: list[str] = []
@@ -121,14 +128,33 @@ class Classifier:
                 wrapped = True
             else:
                 gates.append(self.gates[i - owned - 1])
-        global _last
         _last = (text, frozenset(gates))
         return [self.parsers[i] for i in sorted(hit)], wrapped
+
+    def scan_ahead(self, texts: list[str]) -> None:
+        """scan() each of ``texts`` now, back to back, its answer kept for scan() of the same text object
+        (the first call only) and for gate() and found() then. The set's DFA walks a small file's bytes
+        at about one cache miss a byte where its readers ran between two files (its states, ~9 MB, are
+        evicted by their work): a parse worker scans its chunk's small files ahead of their readers
+        (engine/parse_pool.AHEAD_CHARS; bench/speed_rV6.md). Drop the answers not asked for: drop_ahead()."""
+        for text in texts:
+            got = self.scan(text)
+            _ahead[id(text)] = (text, got, _last[1])
+        forget()
 
 
 #: the text Classifier.scan last scanned (this process's), and the TEXT_GATES and signatures found
 #: in it (gate(), found())
 _last: tuple[str | None, frozenset[str]] = (None, frozenset())
+
+
+#: the answers scan_ahead() made: id of the text -> (the text, scan()'s answer, the gates and signatures found)
+_ahead: dict[int, tuple[str, tuple[list[ModuleType], bool], frozenset[str]]] = {}
+
+
+def drop_ahead() -> None:
+    """Drop what scan_ahead() kept and scan() was not asked of (the texts it holds)."""
+    _ahead.clear()
 
 
 def gate(text: str, pattern: re2._Regexp) -> bool | None:

@@ -121,3 +121,34 @@ def test_relaxed_members_answer_as_the_signatures_do():
         got = c.scan(text), classify._last[1]
         assert got == want, path
     classify.forget()
+
+
+def test_scan_ahead_answers_as_a_scan_of_each_text_in_turn():
+    """Classifier.scan_ahead (a worker's small files scanned back to back before their readers,
+    engine/parse_pool.parse_items): scan() of each text, gate() and found() after it, are what a scan of
+    that text alone gives; the answer kept serves the same text object once, no other (an equal copy is
+    scanned), and drop_ahead() leaves none."""
+    from stethoscope.facts.parsers import nccl_log_scan
+
+    c = classifier()
+    texts = []
+    for path in TEXTS[:400]:
+        try:
+            texts.append(path.read_bytes().decode("utf-8"))
+        except UnicodeDecodeError:
+            continue
+    want = []
+    for text in texts:
+        want.append((c.scan(text), classify._last[1], classify.gate(text, nccl_log_scan.ALL_PREFIXED_TEXT)))
+    c.scan_ahead(texts)
+    assert classify.gate(texts[-1], nccl_log_scan.ALL_PREFIXED_TEXT) is None  # (nothing counts as scanned last)
+    for text, (scan, seen, alone) in zip(texts, want):
+        assert id(text) in classify._ahead or texts.count(text) > 1
+        assert (c.scan(text), classify._last[1], classify.gate(text, nccl_log_scan.ALL_PREFIXED_TEXT)) == (scan, seen, alone)
+    assert not classify._ahead
+    copy = "".join(list(texts[0]))
+    c.scan_ahead([texts[0]])
+    assert c.scan(copy) == want[0][0] and id(texts[0]) in classify._ahead  # (the copy scanned itself)
+    classify.drop_ahead()
+    classify.forget()
+    assert not classify._ahead

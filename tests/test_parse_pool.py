@@ -69,6 +69,43 @@ def test_workers_read_their_own_files_as_the_parent_would(monkeypatch, tmp_path)
     assert any(f["kind"] == "xid_event" and f["evidence"]["path"] == "dmesg-big.log" for f in before[0])
 
 
+def test_small_files_scanned_ahead_read_as_each_scanned_in_turn(monkeypatch, tmp_path):
+    """parse_items reads a chunk's files of at most AHEAD_CHARS first and the classifier's set scans them
+    back to back (Classifier.scan_ahead): the report is the one a scan of each file before its readers
+    gives (skipped, binary and empty files and large files among them), in process and over a pool, and
+    no answer is left kept."""
+    import shutil
+
+    from stethoscope.engine.pipeline import observe_bundle
+    from stethoscope.facts import classify
+    from stethoscope.facts.classify import Classifier
+
+    b = tmp_path / "b"
+    shutil.copytree(ROOT / "fixtures/bundles/h200-xid31-app/bundle", b / "vm")
+    shutil.copytree(ROOT / "fixtures/observations/h200-x2", b / "h200-x2")
+    (b / "vm" / "core.bin").write_bytes(b"\x7fELF\x00\x00\x01" * 64)
+    (b / "vm" / "empty.txt").write_text("")
+    big = "".join(f"[{i}.000000] mlx5_core 0000:0c:00.0: noise line {i}\n" for i in range(4_000))  # (CONSTRUCTED)
+    (b / "vm" / "dmesg-big.log").write_text(big + "[4001.000000] NVRM: Xid (PCI:0000:18:00): 31, pid=7, Ch 00000008\n")
+    monkeypatch.setattr(parse_pool, "MIN_PARALLEL_BYTES", 0)
+
+    def dump(obs):
+        return [f.model_dump() for f in obs.facts], obs.coverage.model_dump(), obs.nodes
+
+    ahead: list[int] = []
+    scan_ahead = Classifier.scan_ahead
+    monkeypatch.setattr(Classifier, "scan_ahead", lambda self, texts: (ahead.append(len(texts)), scan_ahead(self, texts)))
+    monkeypatch.setattr(parse_pool, "AHEAD_CHARS", -1)  # no file read ahead
+    before = dump(observe_bundle(b, jobs=1))
+    assert not ahead
+    monkeypatch.setattr(parse_pool, "AHEAD_CHARS", 64 * 1024)
+    assert dump(observe_bundle(b, jobs=1)) == before
+    assert ahead and max(ahead) > 2, ahead
+    assert not classify._ahead
+    monkeypatch.setattr(parse_pool, "CHUNK", 4)
+    assert dump(observe_bundle(b, jobs=2)) == before
+
+
 def test_small_bundle_stays_in_process(monkeypatch):
     def no_pool(*a, **k):
         raise AssertionError("a pool for a small bundle")
