@@ -80,7 +80,8 @@ class PcieAerError(KernelLineFact):
     device: str  # the device the error is about (the source named by the port)
     reporter: str | None = None  # the port that printed "error received"
     device_driver: str | None = None  # the driver bound to the device, where a line names it ("nvidia", "pcieport")
-    severity: Literal["corrected", "nonfatal", "fatal"]
+    #: unknown: a platform firmware's record (``firmware``) whose severity lines the log lost
+    severity: Literal["corrected", "nonfatal", "fatal", "unknown"]
     error_type: str | None = None  # "Physical Layer", "Data Link Layer", "Transaction Layer"
     agent: str | None = None  # "Requester ID", "Receiver ID", "Transmitter ID"
     multiple: bool = False  # "Multiple Uncorrected (Fatal) error received"
@@ -96,6 +97,9 @@ class PcieAerError(KernelLineFact):
     #: nvidia, or none named); neither for another driver's device (nvme, mlx5_core, xhci_hcd): a finding names the node
     bridge: str | None = None
     gpu_bus_id: str | None = None
+    #: the platform firmware reported it through APEI (a GHES record the kernel printed, ``{N}[Hardware Error]: ...
+    #: section_type: PCIe error``, :mod:`kernel_log_ghes`), not the kernel's AER driver: no layer, agent or error bits
+    firmware: bool = False
     message: str
 
 
@@ -419,11 +423,17 @@ class HostHardwareError(KernelLineFact):
     machine check printed in full, or an EDAC corrected (CE) / uncorrected (UE) memory error."""
 
     kind: Literal["host_hardware_error"] = "host_hardware_error"
-    source: Literal["mce", "edac", "irq"]  # irq: an interrupt nobody handled, disabled (kernel_log_host_os)
+    #: irq: an interrupt nobody handled, disabled (kernel_log_host_os); ghes: a record the platform firmware reported
+    #: through APEI (``{7}[Hardware Error]: section_type: memory error``, :mod:`kernel_log_ghes`)
+    source: Literal["mce", "edac", "irq", "ghes"]
     corrected: bool | None = None  # EDAC CE: True, UE: False; a machine check: not said
     count: int | None = None  # EDAC: errors reported by the line
     memory_controller: str | None = None  # "MC1"
-    location: str | None = None  # "CPU_SrcID#0_Ha#0_Chan#1_DIMM#0"
+    location: str | None = None  # "CPU_SrcID#0_Ha#0_Chan#1_DIMM#0"; a GHES record's DIMM location, FRU text or node/card/module
+    #: a GHES record's severity (cper.c: corrected, recoverable, fatal; unknown where the log lost its severity lines)
+    severity: Literal["corrected", "recoverable", "fatal", "unknown"] | None = None
+    section: str | None = None  # a GHES record's section type: "memory error", "general processor error", ...
+    detail: str | None = None  # a GHES record's error type: "multi-bit ECC", "cache error"
     message: str
 
 

@@ -52,6 +52,7 @@ from stethoscope.facts.kinds.kernel import (
 )
 from stethoscope.facts.parsers import kernel_log_amdgpu, kernel_log_drm, kernel_log_efa, kernel_log_modeset, kernel_log_gds, kernel_log_host, kernel_log_host_os, kernel_log_modules
 from stethoscope.facts.parsers import kernel_log_splat
+from stethoscope.facts.parsers.kernel_log_ghes import KEYWORDS as GHES_KEYWORDS, GhesRecords
 from stethoscope.facts.parsers import nvsentinel_event, xid_quoted
 from stethoscope.facts.kinds.dcgm import XidQuoted
 from stethoscope.facts.parsers.kernel_log_nvrm import parse_nvrm
@@ -110,7 +111,8 @@ _KEYWORDS = re.compile(
     r"| Gb/s available PCIe bandwidth, limited by "  # drivers/pci/pci.c __pcie_print_link_status (kernel_log_pcie)
     r"|(?:Direct firmware load for |loading /lib/firmware/)nvidia/|" + IOMMU_KEYWORDS + "|" + UNREACHABLE_KEYWORDS + "|" + DISPLAY_KEYWORD + "|" + kernel_log_modules.KEYWORDS
     + "|" + kernel_log_host.KEYWORDS + "|" + kernel_log_host_os.KEYWORDS + "|" + kernel_log_gds.KEYWORDS + "|" + kernel_log_drm.KEYWORDS + "|" + kernel_log_efa.KEYWORDS
-    + "|" + kernel_log_splat.KEYWORDS + "|" + kernel_log_modeset.KEYWORDS + "|" + RECOVERY_KEYWORDS + "|" + kernel_log_amdgpu.KEYWORDS,
+    + "|" + kernel_log_splat.KEYWORDS + "|" + kernel_log_modeset.KEYWORDS + "|" + RECOVERY_KEYWORDS + "|" + kernel_log_amdgpu.KEYWORDS
+    + "|" + GHES_KEYWORDS,
 )
 # the same keywords for RE2 (a DFA over the bytes: the alternation costs nothing per character,
 # where ``re`` tries it at every position: 16 MB/s on a log of lines holding none of them)
@@ -186,7 +188,10 @@ _DETECT = re.compile(
     r"|\bnvidia [0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: (?:Direct firmware load for |loading /lib/firmware/)nvidia/\d"
     # host faults pasted without a prefix (kernel_log_host): their fault forms; a module refused for its signature
     r"|" + kernel_log_modules.DETECT + "|" + kernel_log_host.KEYWORDS + "|" + kernel_log_host_os.KEYWORDS + "|" + kernel_log_gds.KEYWORDS + "|" + kernel_log_drm.KEYWORDS + "|" + kernel_log_efa.KEYWORDS
-    + "|" + kernel_log_splat.KEYWORDS + "|" + kernel_log_modeset.KEYWORDS + "|" + kernel_log_amdgpu.KEYWORDS,
+    + "|" + kernel_log_splat.KEYWORDS + "|" + kernel_log_modeset.KEYWORDS + "|" + kernel_log_amdgpu.KEYWORDS
+    # the platform firmware's APEI records (kernel_log_ghes), pasted with a stamp dmesg -T wrote in another language
+    # ("[Do Mär 26 07:38:49 2020] {2}[Hardware Error]: ...") or none
+    + "|" + GHES_KEYWORDS,
     re.M,
 )
 # A kernel record by its prefix alone (what dmesg, journalctl -k, talosctl dmesg, kmsg put before the kernel's message),
@@ -426,6 +431,7 @@ def parse(artefact: Artefact) -> ParseResult:
     boots = _Boots()
     aer = AerEvents(b, used, _PREFIX)
     recovery = AerRecovery(b, used)
+    ghes = GhesRecords(b, used)
     bars: dict = {}  # (device, BAR) -> its pcie_bar_unassigned fields (kernel_log_pcie)
     iommu: dict = {}  # (IOMMU, device, interrupt?) -> its iommu_fault fields (kernel_log_pcie)
     display: set[tuple[str, str]] = set()  # (node, bus id) of the GPUs the PCI core enumerated (kernel_log_pcie)
@@ -574,6 +580,11 @@ def parse(artefact: Artefact) -> ParseResult:
         if ("efa" in msg or "rdmap" in msg) and kernel_log_efa.parse_efa_line(b, ln, msg, common, used):
             boots.had_content = True
             continue
+        if "[Hardware Error]:" in msg and ghes.feed(ln, msg, common):
+            boots.had_content = True
+            continue
+        if "not syncing" in msg:
+            ghes.note_panic(ln, msg)
         if kernel_log_host.parse_host_line(b, ln, msg, common, used):
             boots.had_content = True
             continue
@@ -637,6 +648,7 @@ def parse(artefact: Artefact) -> ParseResult:
     aer.flush()
     recovery.flush()
     kernel_log_amdgpu.emit(b, amd_timeouts, lines, used)
+    ghes.flush()
     emit_bar_unassigned(b, bars, display)
     emit_iommu_faults(b, iommu, display)
     emit_inaccessible(b, inaccessible, display)
