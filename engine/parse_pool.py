@@ -31,12 +31,16 @@ from stethoscope.facts.parsers.base import Artefact, ParseError, ParseResult, me
 from stethoscope.engine.knowledge import add_reading, load_coverage, load_polarity
 from stethoscope.facts import classify
 from stethoscope.facts.classify import classifier
-from stethoscope.facts.lines import (dshbak_hosts, line_hosts, normalise, run_hosts, text_host, without_block_labels,
-                                      without_line_labels)
+from stethoscope.facts.lines import (dshbak_hosts, is_title, line_hosts, normalise, run_hosts, text_host,
+                                      without_block_labels, without_line_labels)
 from stethoscope.facts.limits import DEFAULT, FACTS_PER_KIND, MESSAGE_CHARS, Budget, Hit
 from stethoscope.facts.records import record_hosts
 from stethoscope.facts.parsers.unrecognised_text import unread_failures
 from stethoscope.facts.registry import load_fallbacks, load_parsers
+
+#: the readers of an issue's title (facts/lines.is_title): a reporter's words, read as claims (ticket_prose's remarks,
+#: unrecognised_text's reported_symptom), never as a program's line
+_TITLE_READERS = frozenset({"ticket_prose", "unrecognised_text"})
 
 #: below this much text a pool costs more (process start, pickling) than it saves
 MIN_PARALLEL_BYTES = 16 * 1024 * 1024
@@ -193,7 +197,14 @@ def parse_one(art: Artefact, router=None) -> FileResult:
             art.unlabel(bare)
             text, kinds = bare, more
             labelled = False
-    if not kinds:  # nobody knows the format: its error lines still count (unrecognised_text)
+    title = is_title(art.path)
+    if title:
+        # an issue's title (title.txt, issue_title.md) is the reporter's claim, whatever program's words it quotes: the
+        # two readers of a reporter's words read it (a reported_symptom: never a fault alone, never HEALTHY); the
+        # readers of a program's lines read the body, where the line itself is pasted (issue 11, round rV2: the title
+        # "NCCL error: unhandled system error" alone read faulty, as PyTorch's NCCL error)
+        kinds = [p for p in load_fallbacks() if p.KIND in _TITLE_READERS and p.detect(text)]
+    if not kinds and not title:  # nobody knows the format: its error lines still count (unrecognised_text)
         kinds = [p for p in load_fallbacks() if p.detect(text)]
         # an application's JSON record at error level read as its message: a failure line whatever its words
         kinds += [p for p in load_fallbacks() if p not in kinds

@@ -37,7 +37,8 @@ def test_a_free_text_line_that_restates_an_explained_one_is_explained_with_it(tm
     # dra-driver-nvidia-gpu#814's title holds the kubelet's err: no unexplained error for them
     gfd = (ROOT / "fixtures/artefacts/k8s_device_plugin/gfd24_mig_single_strategy_nvml_not_found.log").read_text()
     rep = _bundle(tmp_path, {"gfd.log": gfd, "title.txt": "Failed to construct MIG resource labeler\n"}, ruleset)
-    assert [f.rule for f in rep.findings] == ["gpu_feature_discovery_mig_strategy_failed"]
+    # (the title is the reporter's claim, an info finding, never an error of its own: issue 11, round rV2)
+    assert [f.rule for f in rep.findings] == ["gpu_feature_discovery_mig_strategy_failed", "reported_symptom_unjudged"]
 
 
 def test_a_free_text_line_that_says_more_stays_unexplained(tmp_path, ruleset):
@@ -65,11 +66,11 @@ def test_a_programs_line_beside_a_titles_noun_phrase_still_counts(tmp_path, rule
 
 
 def test_a_title_naming_a_module_a_reader_knows_is_still_the_reporters_claim(tmp_path, ruleset):
-    # pytorch/pytorch#88000's title: torch_log recognises the file by "ProcessGroupNCCL" and reads no line of it; the
-    # reporter's claim ("not working") is quoted, the file stays recognised but not read, the verdict inconclusive
+    # pytorch/pytorch#88000's title: torch_log would recognise the file by "ProcessGroupNCCL"; a title goes to the
+    # readers of a reporter's words only (round rV2): the claim ("not working") is quoted, the verdict inconclusive
     rep = _bundle(tmp_path, {"title.txt": "ProcessGroupNCCL watchdog timeout not working\n"}, ruleset)
     assert [(f.rule, f.summary.split("'")[1]) for f in rep.findings] == [("reported_symptom_unjudged", "not working")]
-    assert rep.verdict == "inconclusive" and "title.txt as torch_log: no line could be parsed" in rep.reason
+    assert rep.verdict == "inconclusive" and "torch_log" not in rep.reason
 
 
 def test_a_title_that_quotes_an_explained_lines_tail_is_explained_with_it(tmp_path, ruleset):
@@ -79,12 +80,13 @@ def test_a_title_that_quotes_an_explained_lines_tail_is_explained_with_it(tmp_pa
     rep = _bundle(tmp_path, {"log.txt": log,
                              "title.txt": "in nnx.jit: jaxlib._jax.XlaRuntimeError: INTERNAL: NCCL operation ncclAllReduce\n"},
                   ruleset)
-    assert [f.rule for f in rep.findings] == ["xla_nccl_error_no_detail"]
-    # a tail the explained line does not hold stays unexplained (CONSTRUCTED: the same title naming another call)
+    assert [f.rule for f in rep.findings] == ["xla_nccl_error_no_detail", "reported_symptom_unjudged"]
+    # a title is the reporter's claim whatever it quotes (round rV2): one naming another call is no error of its own
+    # either (CONSTRUCTED: the same title naming another call)
     rep = _bundle(tmp_path / "2", {"log.txt": log,
                                    "title.txt": "in nnx.jit: jaxlib._jax.XlaRuntimeError: INTERNAL: NCCL operation ncclBroadcast\n"},
                   ruleset)
-    assert [f.rule for f in rep.findings] == ["xla_nccl_error_no_detail", "unexplained_error"]
+    assert [f.rule for f in rep.findings] == ["xla_nccl_error_no_detail", "reported_symptom_unjudged"]
 
 
 def test_a_title_that_quotes_an_explained_line_with_its_blanks_collapsed_is_explained_with_it(tmp_path, ruleset):
@@ -92,10 +94,10 @@ def test_a_title_that_quotes_an_explained_line_with_its_blanks_collapsed_is_expl
     # 'command failed. stderr:  err: exit status 12' (an empty stderr between two blanks) with one blank
     log = (ROOT / "fixtures/artefacts/nvml_init/nvidia_gpu_exporter64_nvidia_smi_exit_status_12.log").read_text()
     rep = _bundle(tmp_path, {"log.txt": log, "title.txt": "command failed. stderr: err: exit status 12\n"}, ruleset)
-    assert [f.rule for f in rep.findings] == ["nvml_init_failed"]
-    # other words stay unexplained (CONSTRUCTED: the same title with another status)
+    assert [f.rule for f in rep.findings] == ["nvml_init_failed", "reported_symptom_unjudged"]
+    # other words are the reporter's claim too, no error (round rV2; CONSTRUCTED: the same title with another status)
     rep = _bundle(tmp_path / "2", {"log.txt": log, "title.txt": "command failed. stderr: err: exit status 13\n"}, ruleset)
-    assert [f.rule for f in rep.findings] == ["nvml_init_failed", "unexplained_error"]
+    assert [f.rule for f in rep.findings] == ["nvml_init_failed", "reported_symptom_unjudged"]
 
 
 def test_a_title_quoting_a_body_line_is_not_a_second_error(tmp_path, ruleset):
@@ -104,14 +106,25 @@ def test_a_title_quoting_a_body_line_is_not_a_second_error(tmp_path, ruleset):
     log = (ROOT / "fixtures/artefacts/nccl_log/fastsocket4_flow_placement_retries_exhausted.log").read_text()
     rep = _bundle(tmp_path, {"nccl.log": log, "title.txt": 'What does "NCCL WARN Cannot get incoming CPU" mean?\n'}, ruleset)
     assert [f.rule for f in rep.findings if f.rule == "unexplained_error"] == []
-    assert {f.rule for f in rep.findings} == {"net_plugin_flow_placement_failed"}
+    assert {f.rule for f in rep.findings} == {"net_plugin_flow_placement_failed", "reported_symptom_unjudged"}
 
 
-def test_a_title_quoting_another_warn_stays_unexplained(tmp_path, ruleset):
-    # must not: a title's WARN the body does not hold is an error of its own (CONSTRUCTED title, NCCL's net.cc form)
+def test_a_title_quoting_another_warn_is_the_reporters_claim(tmp_path, ruleset):
+    # a title's WARN the body does not hold was an error of its own; a title is the reporter's claim whatever it quotes
+    # (round rV2): no unexplained error, the claim quoted (CONSTRUCTED title, NCCL's net.cc form)
     log = (ROOT / "fixtures/artefacts/nccl_log/fastsocket4_flow_placement_retries_exhausted.log").read_text()
     rep = _bundle(tmp_path, {"nccl.log": log, "title.txt": 'What does "NCCL WARN Could not connect to peer" mean?\n'}, ruleset)
-    assert [f.rule for f in rep.findings if f.rule == "unexplained_error"] == ["unexplained_error"]
+    assert [f.rule for f in rep.findings if f.rule == "unexplained_error"] == []
+    assert "reported_symptom_unjudged" in {f.rule for f in rep.findings}
+
+
+def test_a_title_alone_quoting_a_programs_line_is_a_claim_never_a_fault(tmp_path, ruleset):
+    # Arthur151/ROMP#80's title alone read faulty (PyTorch's NCCL error, nccl_call_failed) before round rV2
+    rep = _bundle(tmp_path, {"title.txt": "RuntimeError: NCCL Error 2: unhandled system error\n"}, ruleset)
+    assert [f.rule for f in rep.findings] == ["reported_symptom_unjudged"] and rep.verdict == "inconclusive"
+    # the same line in the body is the program's: read as before (ROMP#80's description, verbatim)
+    rep = _bundle(tmp_path / "2", {"out.txt": "RuntimeError: NCCL Error 2: unhandled system error。\n"}, ruleset)
+    assert rep.verdict == "faulty"
 
 
 # Ray's wrapper of a task's exception (python/ray/exceptions.py: f"RayTaskError({cause_cls.__name__})"), pasted as the

@@ -265,7 +265,12 @@ def detect(text: str) -> bool:
 # ### Error messages and logs                                               (Lightning-AI/pytorch-lightning's bug template,
 # # Error messages and logs here please                                       .github/ISSUE_TEMPLATE: its heading, its placeholder)
 # Such a line with an error word is a reported symptom (ticket_prose's fact: a claim, the verdict inconclusive while
-# nothing read judges it), not an error nobody explains; unless it quotes what a program printed (:func:`printed`):
+# nothing read judges it), not an error nobody explains. A title is that whatever it quotes (issue 11, round rV2): the
+# reporter chose the words, cut or retyped ("NCCL error: unhandled system error", "RuntimeError: NCCL Error 2:
+# unhandled system error", Arthur151/ROMP#80's title, read before as PyTorch's NCCL error: faulty on the title alone);
+# the program's own line, where pasted in the body, is read there (engine/parse_pool.py: a title goes to the fallback
+# readers only). A template's field or heading is the reporter's claim unless it quotes what a program printed
+# (:func:`printed`):
 # [TensorRT-LLM][ERROR] Failed, NCCL error when ...                          (a program's level tag, TensorRT-LLM's logger)
 # a template field: a bold label, its colon in or after the bold, the reporter's value after it
 # (the blanks around the colon and the closing ** bounded: two unbounded runs of them around an optional colon split a
@@ -319,8 +324,11 @@ def printed(line: str) -> bool:
 
 def reporter_summary(line: str, title: bool = False) -> str | None:
     """For a line that is a reporter's own words (the file's title when ``title``, a bug template's field or heading)
-    and says there was an error without quoting a program's line: the words that summarise it ("" for a heading
-    that only names the section: no claim at all). None for any other line (a program's, read as before)."""
+    and says there was an error: the words that summarise it ("" for a heading that only names the section: no claim
+    at all). A title is the reporter's claim whatever it quotes; a field or heading that quotes a program's line is
+    that line. None for any other line (a program's, read as before)."""
+    if title:
+        return line.strip() or None
     m = _TEMPLATE_FIELD.match(line)
     if m is not None:
         value = m["value"].strip()
@@ -332,9 +340,6 @@ def reporter_summary(line: str, title: bool = False) -> str | None:
     m = _HEADING.match(line)
     if m is not None and not printed(m["value"]):
         return "" if _SECTION_LABEL.match(m["value"]) else m["value"].strip()
-    if title and line.strip():
-        body = TITLE_TAG.sub("", line, count=1)
-        return None if printed(body) else line.strip()
     return None
 
 def _summarised(b: FactBuilder, artefact: Artefact, line: int, text: str, title: bool) -> bool:
@@ -813,8 +818,8 @@ def parse(artefact: Artefact) -> ParseResult:
             continue
         if shell_command(text) or line in told:  # what the user typed or told, not what a program said
             continue
-        if line in (kernel := _kernel_records(lines) if kernel is None else kernel):
-            pass  # what the kernel wrote (by its prefix): an error line, never the reporter's claim
+        if not title and line in (kernel := _kernel_records(lines) if kernel is None else kernel):
+            pass  # what the kernel wrote (by its prefix): an error line, never the reporter's claim (a title's: its claim)
         elif _summarised(b, artefact, line, text, title):  # a title's, a template field's words: the reporter's claim
             result.lines_used += 1
             continue

@@ -435,9 +435,19 @@ def test_a_titles_noun_phrase_is_a_reported_symptom_not_an_unexplained_error(tit
     'Question : anybody got "PytorchStreamWriter failed writing file data.pkl" while training ?',     # a quoted message
     "Segmentation fault (core dumped)",
 ])
-def test_a_title_that_quotes_a_programs_line_stays_an_error_line(title):
+def test_a_title_that_quotes_a_programs_line_is_the_reporters_claim_too(title):
+    # (issue 11, round rV2: a title is the reporter's words whatever it quotes; before, these were error lines and a
+    # title alone read faulty)
     errors, told = _read(title + "\n", path="case/title.txt")
-    assert errors == [(1, title)] and told == []
+    assert errors == [] and told == [(1, title)]
+
+
+@pytest.mark.parametrize("line", [
+    "Segmentation fault (core dumped)",
+    "AssertionError: Fatal error: gradients are inconsistent between workers",
+])
+def test_the_same_line_in_a_file_not_named_a_title_stays_an_error_line(line):
+    assert _read(line + "\n") == ([(1, line)], [])
 
 
 def test_the_same_noun_phrase_in_a_file_not_named_a_title_is_read_as_before():
@@ -898,9 +908,9 @@ def test_an_error_looking_kernel_record_is_an_error_line_not_a_claim():
     assert record_lines([line, "I think the GPU failed after the update.", "[    3.596583] NVRM RmInitAdapter: x"]) == {1, 3}
     fs = unrecognised_text.parse(Artefact(path="dmesg.txt", text=line + "\n", node="n1")).facts
     assert [(f.kind, f.evidence.line) for f in fs] == [("text_error_line", 1)]
-    # CONSTRUCTED: the same record as a title's line: still the kernel's line, an error line, no claim
+    # CONSTRUCTED: the same record as a title's line: a title is the reporter's claim whatever it quotes (round rV2)
     fs = unrecognised_text.parse(Artefact(path="title.txt", text=line + "\n", node="n1")).facts
-    assert [f.kind for f in fs] == ["text_error_line"]
+    assert [f.kind for f in fs] == ["reported_symptom"]
 
 
 # The middle of a traceback, both its ends cut (vllm-project/vllm#39878's stored excerpts: vLLM's logger printed the
