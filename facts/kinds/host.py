@@ -362,10 +362,12 @@ class TaskKernelStack(Fact):
 
 @fact_kind
 class HostKernel(Fact):
-    """``Linux vm 6.18.44-fc-v657-gpu #1 SMP PREEMPT_DYNAMIC @0 x86_64 ... GNU/Linux``"""
+    """``Linux vm 6.18.44-fc-v657-gpu #1 SMP PREEMPT_DYNAMIC @0 x86_64 ... GNU/Linux`` (uname -a); ``Linux version
+    5.4.91-microsoft-standard-WSL2 (oe-user@oe-host) (gcc version 9.3.0 (GCC)) #1 SMP ...`` (/proc/version: no host
+    name, the builder's user@host is not the node's)"""
 
     kind: Literal["host_kernel"] = "host_kernel"
-    hostname: str
+    hostname: str | None = None
     release: str
     arch: str | None = None
 
@@ -866,3 +868,16 @@ class WslDxgChannelFailure(Fact):
     function: str | None = None  # "dxgvmb_send_create_process"
     message: str  # "create_process failed -75"
     errno: int | None = None  # -75 (EOVERFLOW)
+
+
+@fact_kind
+class WslVersion(Fact):
+    """What WSL says of the Windows host a distribution runs under (``wsl --version``, ``cmd.exe /c ver``, the fields
+    of microsoft/WSL's bug template): under WSL2 the GPU's driver is the Windows host's. Context only, no failure."""
+
+    kind: Literal["wsl_version"] = "wsl_version"
+    windows_version: str | None = None  # "10.0.22631.3593" (the build)
+    wsl_version: str | None = None  # WSL's package, "2.1.5.0"
+    kernel_version: str | None = None  # "5.15.146.1-2", "5.4.72" as the template's field holds it
+    distro: str | None = None  # "Ubuntu 22.04"
+    wsl2: bool | None = None  # WSL 2 said (the template's ticked box, a -WSL2 kernel); None where not said
