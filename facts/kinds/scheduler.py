@@ -115,6 +115,19 @@ class K8sObject(Fact):
 
 
 @fact_kind
+class K8sPolicyState(Fact):
+    """One entry of an operator's policy status (``kubectl get nicclusterpolicy -o yaml``: ``status.appliedStates``,
+    ``- name: state-OFED`` ``state: notReady``): the component the policy deploys and the state the operator reports."""
+
+    kind: Literal["k8s_policy_state"] = "k8s_policy_state"
+    policy_kind: str  # "NicClusterPolicy"
+    policy_name: str | None = None  # "nic-cluster-policy"
+    state_name: str  # "state-OFED", "state-RDMA-device-plugin", "state-multus-cni"
+    state: str  # ready, notReady, ignore, error
+    message: str | None = None  # the entry's message (why the state is in that condition), its first line
+
+
+@fact_kind
 class K8sNodeExtendedResource(Fact):
     """A node's capacity and allocatable count of one extended resource (``nvidia.com/gpu``: 16 and 0)."""
 

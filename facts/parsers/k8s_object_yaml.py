@@ -24,16 +24,28 @@ line at the top level (or under a List's ``items:``); its ``apiVersion:``, ``met
 with a quantity (``"4"``, ``16k``, ``300Gi``) outside ``metadata`` and selectors (labels such as
 ``nvidia.com/gpu.product`` are not resources).
 
+The NVIDIA network operator's ``NicClusterPolicy`` reports, under ``status.appliedStates``, one entry per component it
+deploys (Mellanox/network-operator api/v1alpha1/nicclusterpolicy_types.go AppliedState: ``name`` (state-OFED,
+state-RDMA-device-plugin, state-multus-cni, ...), ``state`` one of ready, notReady, ignore, error, and, since v24.7,
+``message``: why the state is in that condition)::
+
+    status:
+      appliedStates:
+      - name: state-OFED
+        state: notReady                                   (Mellanox/network-operator#720, verbatim)
+
 Facts: ``k8s_object`` per object (``object_kind``, ``api_version``, ``name``, ``namespace``,
 ``extended_resources``: ``<path>.<resource>=<quantity>`` joined with ``; ``, e.g.
 ``spec.capability.nvidia.com/gpu=4``), citing its ``kind:`` line. A context fact: an object's
-configuration says nothing of the GPUs' health. Empty input, or no top-level ``kind:``: nothing.
+configuration says nothing of the GPUs' health. ``k8s_policy_state`` per entry of a policy's ``status.appliedStates``
+(``state_name``, ``state``, the first line of its ``message``), citing its first line. Empty input, or no
+top-level ``kind:``: nothing.
 """
 from __future__ import annotations
 
 import re
 
-from stethoscope.facts.kinds.scheduler import K8sObject  # noqa: F401 - the fact classes live in facts/kinds
+from stethoscope.facts.kinds.scheduler import K8sObject, K8sPolicyState  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
 KIND = "k8s_object_yaml"
@@ -49,6 +61,10 @@ _EXTENDED = re.compile(r"^[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?\.[a-z]{2,}/[A-Za-z0-9
 _QUANTITY = re.compile(r"^(?P<q>[\"']?\d+(?:\.\d+)?(?:[eE]\d+|[KMGTPE]i|[kmMGTPE])?[\"']?)$")
 #: ancestors under which a domain-qualified key is a label, an annotation or a selector, not a resource
 _NOT_RESOURCES = frozenset({"metadata", "labels", "annotations", "nodeSelector", "matchLabels", "selector", "affinity"})
+
+
+#: the keys of an entry of a policy's status.appliedStates (nicclusterpolicy_types.go AppliedState)
+_STATE_KEYS = frozenset({"name", "state", "message"})
 
 
 def detect(head: str) -> bool:
@@ -80,7 +96,8 @@ def parse(artefact: Artefact) -> ParseResult:
         result.lines_used += 1
         top = not path or path == ["items"]
         if key == "kind" and top and val and val[:1].isupper():
-            cur = {"line": no, "kind": val, "depth": len(path), "api": api, "name": None, "ns": None, "res": []}
+            cur = {"line": no, "kind": val, "depth": len(path), "api": api, "name": None, "ns": None, "res": [],
+                   "states": []}
             objects.append(cur)
             api = None
         elif key == "apiVersion" and top:
@@ -92,6 +109,11 @@ def parse(artefact: Artefact) -> ParseResult:
             rel = path[cur["depth"]:]
             if rel == ["metadata"] and key in ("name", "namespace"):
                 cur["name" if key == "name" else "ns"] = _scalar(val)
+            elif rel == ["status", "appliedStates"] and key in _STATE_KEYS:
+                # - name: state-OFED / state: notReady / message: <why> (an entry starts at its "- ", any key first)
+                if m["item"] or not cur["states"]:
+                    cur["states"].append({"line": no})
+                cur["states"][-1].setdefault(key, _scalar(val))
             elif val and _EXTENDED.match(key) and not _NOT_RESOURCES.intersection(rel):
                 q = _QUANTITY.match(val)
                 if q:
@@ -101,6 +123,10 @@ def parse(artefact: Artefact) -> ParseResult:
     for o in objects:
         fb.add(K8sObject, o["line"], object_kind=o["kind"], api_version=o["api"], name=o["name"], namespace=o["ns"],
                extended_resources="; ".join(o["res"]) or None)
+        for st in o["states"]:
+            if st.get("name") and st.get("state"):  # (an entry cut before its state says nothing)
+                fb.add(K8sPolicyState, st["line"], policy_kind=o["kind"], policy_name=o["name"], state_name=st["name"],
+                       state=st["state"], message=st.get("message") or None)
     return result
 
 

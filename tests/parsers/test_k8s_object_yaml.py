@@ -52,3 +52,24 @@ def test_near_misses_are_not_kubernetes_objects():
     assert not p.detect("apiVersion: v2\nname: mychart\nversion: 0.1.0\n")  # a Helm Chart.yaml: no kind
     assert not p.detect("  kind: Queue is what the docs call it\n")
     assert p.parse(Artefact(path="e.yaml", text="", node="n")).facts == []
+
+
+def test_netop720_nicclusterpolicy_applied_states():
+    # Mellanox/network-operator#720: every entry of status.appliedStates, the one cut before its state left out
+    name = "netop720_nicclusterpolicy_state_ofed_not_ready.yaml"
+    facts = p.parse(Artefact(path=name, text=(FIX / name).read_text(), node="node1")).facts
+    states = [(f.evidence.line, f.state_name, f.state) for f in facts if f.kind == "k8s_policy_state"]
+    assert states[5] == (48, "state-OFED", "notReady") and len(states) == 7
+    assert {s for _, _, s in states} == {"ignore", "notReady"}
+    assert all(f.policy_kind == "NicClusterPolicy" and f.policy_name == "nic-cluster-policy"
+               for f in facts if f.kind == "k8s_policy_state")
+
+
+def test_a_states_message_any_key_first():
+    # CONSTRUCTED: v24.7's message field (nicclusterpolicy_types.go AppliedState), written before the entry's name
+    text = ("apiVersion: mellanox.com/v1alpha1\nkind: NicClusterPolicy\nmetadata:\n  name: ncp\nstatus:\n  appliedStates:\n"
+            "  - message: the driver container is not ready on 2 nodes\n    name: state-OFED\n    state: error\n"
+            "  - name: state-multus-cni\n    state: ready\n")
+    facts = [f for f in p.parse(Artefact(path="n.yaml", text=text, node="n")).facts if f.kind == "k8s_policy_state"]
+    assert [(f.evidence.line, f.state_name, f.state, f.message) for f in facts] == [
+        (7, "state-OFED", "error", "the driver container is not ready on 2 nodes"), (10, "state-multus-cni", "ready", None)]
