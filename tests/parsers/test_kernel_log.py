@@ -502,7 +502,10 @@ def test_mixed_terminal_session():
     assert r.lines_used == 4 and len(text.splitlines()) == 13
 
 
-def test_large_log_is_fast():
+def test_large_log_is_read_in_linear_time():
+    # A guard against a quadratic reading (a backtracking pattern, a rescan a line), not a speed measurement: the
+    # reader's speed is bench/reader_costs.py's figure. 200k lines take ~0.5 s on the 2-core VM and 3.6 s at load 15
+    # (the 2 s limit this test had failed there, on every tree); a quadratic reading of them takes minutes.
     import time
 
     noise = "[  123.456789] EXT4-fs (sda1): mounted filesystem with ordered data mode. Opts: (null)\n"
@@ -511,7 +514,7 @@ def test_large_log_is_fast():
     t0 = time.perf_counter()
     r = parse_text(text)
     assert len(of(r, "xid_event")) == 200
-    assert time.perf_counter() - t0 < 2.0
+    assert time.perf_counter() - t0 < 30.0
 
 
 def test_xid74_link_and_registers_as_printed():

@@ -98,7 +98,8 @@ def test_the_reading_stays_linear_on_a_long_hostile_line():
     t = time.perf_counter()
     reported_codes(line)
     reported_codes(line.replace(" ", "") + "?")
-    assert time.perf_counter() - t < 2.0
+    # a guard against a backtracking reading (minutes), not a speed figure: ~0.25 s on the 2-core VM at load 7
+    assert time.perf_counter() - t < 20.0
 
 
 def test_the_reported_xid_keeps_the_verdict_from_healthy(ruleset, tmp_path):
