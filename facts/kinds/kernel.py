@@ -327,6 +327,23 @@ class AmdgpuRingTimeout(KernelLineFact):
 
 
 @fact_kind
+class AmdgpuRasError(KernelLineFact):
+    """AMD's kernel GPU driver (amdgpu) reported an uncorrectable hardware error through its RAS code: the fatal error
+    interrupt ("uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) detected!", after which it resets the GPU) or
+    the uncorrectable errors it counted in a block ("2 uncorrectable hardware errors detected in umc block"). Another
+    vendor's GPU, out of gpu-stethoscope's scope (NVIDIA GPUs): recognised and reported as that GPU's error, never
+    health, never left unread."""
+
+    kind: Literal["amdgpu_ras_error"] = "amdgpu_ras_error"
+    pci_bus_id: str | None = None  # "0000:e3:00.0": the line's device; None where the line names none
+    block: str | None = None  # the RAS block counted, lower case: "umc" (the GPU memory's controller), "gfx", "sdma", ...; None for the interrupt
+    interrupt: str | None = None  # "ERREVENT_ATHUB_INTERRUPT": the fatal error interrupt's event; None for a block's count
+    count: int | None = None  # the largest count a line of this block gave ("2 uncorrectable ..."); None for the interrupt
+    memory_error: bool = False  # the block is umc: the errors are the GPU memory's (ECC)
+    lines: int = 1  # the lines of this device and block in the file
+
+
+@fact_kind
 class EfaDriverError(KernelLineFact):
     """The EFA kernel driver (AWS Elastic Fabric Adapter) logged an error: an admin command the
     device failed (``Failed to process command ALLOC_PD (opcode 14) comp_status 1 err -12``), the

@@ -73,7 +73,12 @@ NAME = re.compile(r"\b(?P<name>cudaError[A-Z]\w*|CUDA_ERROR_[A-Z][A-Z_]*[A-Z])\b
 # RuntimeError: CUDA driver error: out of memory
 #   (c10/cuda/driver_api.h C10_CUDA_DRIVER_CHECK, 1.8+: "CUDA driver error: " + cuGetErrorString's text; the
 #   CUDACachingAllocator's expandable segments and symmetric memory call the driver API directly)
-TORCH_ERROR = re.compile(r"\b(?:CUDA [Ee]rror|CUDA ERROR|Error \[CUDA\]|CUDA driver error):[ \t]*(?P<msg>\S[^\n]*)")
+# RuntimeError: HIP error: invalid device function                                     (pytorch/pytorch#147626, ROCm 6.x)
+# RuntimeError: HIP error: hipErrorNoDevice                                            (pytorch/pytorch#70036, ROCm 4.2)
+#   (PyTorch's ROCm build: the same check hipified, hipGetErrorString's text, or in older releases the error's name;
+#   HIP's codes and texts are CUDA's runtime ones, its names resolved by cuda_error_catalogue.resolve)
+HIP_NAME = re.compile(r"(?P<name>hipError[A-Z]\w{1,60})\b")
+TORCH_ERROR = re.compile(r"\b(?:CUDA [Ee]rror|CUDA ERROR|Error \[CUDA\]|CUDA driver error|HIP error):[ \t]*(?P<msg>\S[^\n]*)")
 
 # Failed: Cuda error /home/runner/work/vllm/vllm/csrc/custom_all_reduce.cuh:307 'peer access is not supported between these two devices'
 # CUDA failure 217 'peer access is not supported between these two devices'
@@ -571,7 +576,7 @@ def _owned(line: str) -> bool:
     return any(k in line for k in NCCL_OWNED) or cufile_log.progress_line(line)
 
 # Literals that put a line in front of the patterns above (str.find beats a regex alternation)
-MARKERS = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", "CUDA Error", "CUDA ERROR", "Cuda error", "Error [CUDA]",
+MARKERS = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", "HIP error: ", "CUDA Error", "CUDA ERROR", "Cuda error", "Error [CUDA]",
            "CUDA failure", "Cuda failure", "cuda runtime error", "THCudaCheck FAIL", "cudaGetDeviceCount", "cuInit",
            "NVIDIA driver on your system", "CUDA unknown error", "CUDA driver initialization failed",
            "Cuda API error detected", "failed to initialize CUDA", "failed to initialise CUDA", "(error code ",
@@ -584,14 +589,19 @@ MARKERS = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", "CUDA 
 # [rank3]:[E416 ...] ... / (WorkerDict pid=63294) [rank3]: ...  (the rank: torch_log_lines.global_rank)
 PID = re.compile(r"\bpid[=: ]\s*(?P<pid>\d+)")
 # CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.
+# HIP kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.
+# For debugging consider passing AMD_SERIALIZE_KERNEL=3 / HIP_LAUNCH_BLOCKING=1.       (PyTorch's ROCm build: #147626, #70036)
+# Compile with TORCH_USE_HIP_DSA to enable device-side assertions.
 BOILERPLATE = re.compile(
-    r"^\s*(?:CUDA kernel errors might be asynchronously reported|For debugging consider passing CUDA_LAUNCH_BLOCKING=1"
-    r"|Compile with `?TORCH_USE_CUDA_DSA`? to enable device-side assertions)"
+    r"^\s*(?:(?:CUDA|HIP) kernel errors might be asynchronously reported"
+    r"|For debugging consider passing (?:CUDA_LAUNCH_BLOCKING=1|HIP_LAUNCH_BLOCKING=1|AMD_SERIALIZE_KERNEL=3)"
+    r"|Compile with `?TORCH_USE_(?:CUDA|HIP)_DSA`? to enable device-side assertions)"
 )
-BOILERPLATE_MARKERS = ("CUDA kernel errors might", "CUDA_LAUNCH_BLOCKING=1", "TORCH_USE_CUDA_DSA")
+BOILERPLATE_MARKERS = ("CUDA kernel errors might", "CUDA_LAUNCH_BLOCKING=1", "TORCH_USE_CUDA_DSA",
+                       "HIP kernel errors might", "HIP_LAUNCH_BLOCKING=1", "AMD_SERIALIZE_KERNEL=3", "TORCH_USE_HIP_DSA")
 
 DETECT = re.compile(
-    r"cudaError[A-Z]\w*|CUDA_ERROR_[A-Z_]+|CUDA [Ee]rror[: ]|CUDA driver error: |CUDA ERROR: |Cuda error |Error \[CUDA\]: |(?:CUDA|Cuda) failure"
+    r"cudaError[A-Z]\w*|CUDA_ERROR_[A-Z_]+|CUDA [Ee]rror[: ]|HIP error: |CUDA driver error: |CUDA ERROR: |Cuda error |Error \[CUDA\]: |(?:CUDA|Cuda) failure"
     r"|cuda runtime error \(|THCudaCheck FAIL|Error \d+: |cudaGetDeviceCount returned|failed call to cuInit"
     r"|NVIDIA driver on your system is too old|Found no NVIDIA driver|CUDA unknown error - |CUDA driver initialization failed"
     r"|CUDA out of memory\.|Cuda API error detected: |failed to initiali[sz]e CUDA: "
@@ -623,7 +633,7 @@ DETECT = re.compile(
     r"|" + CUDNN_FRONTEND.pattern + r"|\bGot (?:cutlass|CUTLASS) error: Error [A-Z]|\bcutlass[FB]: no kernel found to launch!"
 
 )
-_DETECT_GATES = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", "CUDA Error", "CUDA ERROR", "Cuda error", "Error [CUDA]",
+_DETECT_GATES = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", "HIP error: ", "CUDA Error", "CUDA ERROR", "Cuda error", "Error [CUDA]",
                  "CUDA failure", "Cuda failure", "cuda runtime error", "THCudaCheck", "cudaGetDeviceCount", "cuInit",
                  "NVIDIA driver", "CUDA unknown error", "CUDA driver initialization", "CUDA out of memory",
                  "Cuda API error detected", "failed to initiali", "cudaSuccess", "CUDA_SUCCESS", "CUresult(",
@@ -879,6 +889,9 @@ def _read(line: str, last: bool = False) -> dict | None:
         if form == "error_code":
             n = NAME.fullmatch(msg)
             name = n["name"] if n and catalogue.by_name(n["name"]) else None
+        if form == "torch" and name is None and (h := HIP_NAME.match(msg)) is not None \
+                and catalogue.by_name(catalogue.cuda_name(h["name"])):
+            name = h["name"]  # PyTorch's ROCm build before 5.x printed the error's name: "HIP error: hipErrorNoDevice"
         if form == "quoted" and "'" in line[m.end():]:
             # a text with an apostrophe ("caller's grid depth", "doesn't have valid Grid license") ends at the last quote
             msg = line[m.start("msg"):line.rfind("'")].strip()

@@ -176,12 +176,27 @@ def cut_entry(text: str) -> Entry | None:
     return next(iter(found.values())) if len(found) == 1 else None
 
 
+#: HIP's error names (hip/hip_runtime_api.h hipError_t) whose CUDA runtime twin (same code and meaning) is not spelt
+#: "cudaError" + the rest: hipErrorOutOfMemory is 2, cudaErrorMemoryAllocation; every other hipErrorX is cudaErrorX
+HIP_RENAMED = {"hipErrorOutOfMemory": "cudaErrorMemoryAllocation", "hipErrorNotInitialized": "cudaErrorInitializationError",
+               "hipErrorDeinitialized": "cudaErrorCudartUnloading", "hipErrorNoBinaryForGpu": "cudaErrorNoKernelImageForDevice",
+               "hipErrorECCNotCorrectable": "cudaErrorECCUncorrectable"}
+
+
+def cuda_name(name: str) -> str:
+    """The CUDA runtime name of a HIP error name (PyTorch's ROCm build prints 'HIP error: hipErrorNoDevice'); other
+    names as they are."""
+    if not name.startswith("hipError"):
+        return name
+    return HIP_RENAMED.get(name, "cudaError" + name[len("hipError"):])
+
+
 def resolve(name: str | None = None, text: str | None = None, code: int | None = None,
             api: str = "runtime") -> Entry | None:
-    """One entry for what was printed: the name when it is a known one, else the text, else
-    the number (the numbers of CUDA <= 9 differ, so a text that resolves wins over them)."""
+    """One entry for what was printed: the name when it is a known one (a HIP name read as its CUDA twin), else the
+    text, else the number (the numbers of CUDA <= 9 differ, so a text that resolves wins over them)."""
     if name:
-        e = by_name(name)
+        e = by_name(cuda_name(name))
         if e is not None:
             return e
     if text:

@@ -234,6 +234,7 @@ _DETECT_KEYS = _UNTAGGED_KEYS + ("NVRM: ", "NVRM ", "Xid (PCI:", "AER: ", "PCIe 
                 "Buffer I/O error", "not responding", "Lustre", "LNet", "libceph: ", "above threshold", "Port module event", "Link down",
                 "pids controller", "nobody cared", "containment event", "oading of ", "Lockdown: ",
                 "firmware load for nvidia/", "/lib/firmware/nvidia/", " timeout, signaled seq=", " timeout, last signaled seq=",
+                "ncorrectable hardware error", "RAS event of type ERREVENT_",  # (kernel_log_amdgpu's RAS forms)
                 "WARNING: ")  # (kernel_log_splat's WARN line) or a line starting "["
 
 # The OOM killer (Linux mm/oom_kill.c; real, ymoslem/OpenNMT-Tutorial#6, from `dmesg -T` on Colab):
@@ -438,6 +439,7 @@ def parse(artefact: Artefact) -> ParseResult:
     inaccessible: dict = {}  # (node, device, event) -> its pci_device_inaccessible fields (kernel_log_pcie)
     sxid_pending: list[tuple[int, str, re.Match[str]]] = []
     amd_timeouts: list = []  # amdgpu's ring timeouts (kernel_log_amdgpu), built at the end with their reset lines
+    amd_ras: list = []  # amdgpu's uncorrectable RAS error lines (kernel_log_amdgpu), one fact per device and block at the end
     ooms: list[dict] = []  # the OOM killer's kills (host_oom_kill), built at the end: a kill's lines may come apart
     oom_summaries: dict[int, dict] = {}  # pid -> its "oom-kill:constraint=..." line not yet met by its kill line
     sxid_heads: set[tuple[str, str]] = set()
@@ -571,6 +573,10 @@ def parse(artefact: Artefact) -> ParseResult:
         if " timeout, " in msg and kernel_log_amdgpu.note_ring_timeout(ln, msg, common, amd_timeouts):
             boots.had_content = True
             continue
+        if "ncorrectable hardware error" in msg or "RAS event of type" in msg:
+            if kernel_log_amdgpu.note_ras_error(ln, msg, common, amd_ras):
+                boots.had_content = True
+                continue
         if "*ERROR*" in msg and kernel_log_drm.parse_drm_line(b, ln, msg, common, used):
             boots.had_content = True
             continue
@@ -649,6 +655,7 @@ def parse(artefact: Artefact) -> ParseResult:
     recovery.flush()
     kernel_log_amdgpu.emit(b, amd_timeouts, lines, used)
     ghes.flush()
+    kernel_log_amdgpu.emit_ras(b, amd_ras, lines, used)
     emit_bar_unassigned(b, bars, display)
     emit_iommu_faults(b, iommu, display)
     emit_inaccessible(b, inaccessible, display)

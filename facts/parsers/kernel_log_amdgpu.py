@@ -1,5 +1,5 @@
-"""Kernel log lines of AMD's GPU driver (amdgpu) reporting a GPU hang, for :mod:`stethoscope.facts.parsers.kernel_log`.
-They give ``amdgpu_ring_timeout`` facts.
+"""Kernel log lines of AMD's GPU driver (amdgpu) reporting a GPU hang or an uncorrectable hardware (RAS) error, for
+:mod:`stethoscope.facts.parsers.kernel_log`. They give ``amdgpu_ring_timeout`` and ``amdgpu_ras_error`` facts.
 
 amdgpu's job timeout handler (drivers/gpu/drm/amd/amdgpu/amdgpu_job.c ``amdgpu_job_timedout``) logs a ring whose
 job ran past its timeout: ``DRM_ERROR("ring %s timeout, signaled seq=%u, emitted seq=%u\\n", ...)`` (Linux 4.x-6.x;
@@ -21,17 +21,47 @@ or a whole GPU reset (amdgpu_device.c: "GPU reset begin!", "GPU reset(%d) succee
 
 One fact per node, device and ring: the first timeout cited, their count, the process and reset that followed it.
 radeon's "ring N stalled" (the older driver) is not read.
+
+amdgpu's RAS code reports uncorrectable hardware errors (drivers/gpu/drm/amd/amdgpu/amdgpu_ras.c): the fatal error
+interrupt, after which the driver resets the GPU (``amdgpu_ras_global_ras_isr``: 5.3-5.4 ``DRM_WARN("RAS event of type
+ERREVENT_ATHUB_INTERRUPT detected!")``, 5.5 on ``dev_info("uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT)
+detected!")``, 6.10 on RAS_EVENT_LOG with the event's number ``{1}`` before it, the RAS manager's "Uncorrectable hardware
+error(...)"), and the errors it counted in a block (``amdgpu_ras_query_error_status`` and its successors: "%ld
+uncorrectable hardware errors detected in %s block", "socket: %d, die: %d, %ld new uncorrectable hardware errors
+detected in %s block", "... detected in total in %s block"; amdgpu_umc.c's "amdgpu: %ld uncorrectable hardware errors
+detected in UMC block"). Real lines (ROCm/legacy-rocm-build#1886, an MI50)::
+
+    [Sat Jan  7 14:25:56 2023] amdgpu 0000:e3:00.0: amdgpu: uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) detected!
+    [Sat Jan  7 14:25:56 2023] amdgpu 0000:e3:00.0: amdgpu: GPU reset begin!
+
+One ``amdgpu_ras_error`` per node, device and block (the fatal interrupt its own): the first line cited, the largest
+count a line gave, the lines. Correctable and deferred counts ("1 correctable hardware errors detected in gfx block") and
+the all-clear ("no uncorrectable hardware errors detected in umc block") make no fact.
 """
 from __future__ import annotations
 
 import re
 
 from stethoscope.facts.ids import try_pci_bus_id
-from stethoscope.facts.kinds.kernel import AmdgpuRingTimeout  # noqa: F401 - the fact classes live in facts/kinds
+from stethoscope.facts.kinds.kernel import AmdgpuRasError, AmdgpuRingTimeout  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import FactBuilder
 
-#: the literal part of a timeout line: kernel_log's keyword scan and detection look for it
-KEYWORDS = r"\bring [\w.]{1,32} timeout, (?:last )?signaled seq=\d"
+# amdgpu 0000:e3:00.0: amdgpu: uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) detected!   (legacy-rocm-build#1886, 5.x)
+# amdgpu 0000:dd:00.0: {1}uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) detected!          (6.10+: the RAS event's number)
+# RAS event of type ERREVENT_ATHUB_INTERRUPT detected!                                               (5.3-5.4's DRM_WARN)
+_RAS_FATAL = re.compile(r"\b(?:[Uu]ncorrectable hardware error ?\((?P<ev>ERREVENT_\w{1,40})\) detected!"
+                        r"|RAS event of type (?P<ev2>ERREVENT_\w{1,40}) detected!)")
+# amdgpu 0000:01:00.0: amdgpu: 2 uncorrectable hardware errors detected in umc block               (5.x-6.x dev_info)
+# amdgpu: 3 uncorrectable hardware errors detected in UMC block                                      (amdgpu_umc.c, 5.x)
+# amdgpu 0000:c3:00.0: {3} socket: 0, die: 1, 2 new uncorrectable hardware errors detected in umc block   (6.x MI300's form,
+#   then "... 5 uncorrectable hardware errors detected in total in umc block"). A count is required: the all-clear
+#   "no uncorrectable hardware errors detected in umc block" is none.
+_RAS_COUNT = re.compile(r"(?<![\w.-])(?P<n>\d{1,12}) (?:new )?uncorrectable hardware errors detected in (?:total in )?"
+                        r"(?P<block>[A-Za-z][\w.]{0,23}) block\b")
+
+#: the literal part of a timeout line and of a RAS error line: kernel_log's keyword scan and detection look for them
+KEYWORDS = (r"\bring [\w.]{1,32} timeout, (?:last )?signaled seq=\d"
+            r"|ncorrectable hardware error ?\(ERREVENT_|RAS event of type ERREVENT_|\d (?:new )?uncorrectable hardware errors detected in ")
 
 # [drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring gfx_0.0.0 timeout, signaled seq=5000163, emitted seq=5000165   (cosmic-comp#2626)
 # amdgpu 0000:c2:00.0: ring gfx_0.0.0 timeout, signaled seq=166926, emitted seq=166928                       (ggml-org/llama.cpp#21724)
@@ -112,3 +142,33 @@ def _reset_after(lines: list[str], ln: int) -> str | None:
         elif _BEGUN.search(text) is not None:  # (a ring reset that failed, then the whole GPU's)
             state = "begun"
     return state
+
+
+def note_ras_error(ln: int, msg: str, common: dict, pending: list) -> bool:
+    """Keep one RAS error line for :func:`emit_ras`; False when the message is not one (or counts none)."""
+    if (m := _RAS_FATAL.search(msg)) is not None:
+        pending.append((ln, None, m["ev"] or m["ev2"], None, dict(common)))
+        return True
+    if (m := _RAS_COUNT.search(msg)) is not None:
+        pending.append((ln, m["block"].lower(), None, int(m["n"]), dict(common)))
+        return True
+    return False
+
+
+def emit_ras(b: FactBuilder, pending: list, lines: list[str], used: set[int]) -> None:
+    """One ``amdgpu_ras_error`` per node, device and block (the fatal interrupt its own) of the kept lines."""
+    groups: dict[tuple, dict] = {}
+    for ln, block, event, count, common in pending:
+        used.add(ln)
+        bus = _device(lines[ln - 1])
+        key = (common["node"], bus, block, event)
+        g = groups.get(key)
+        if g is not None:
+            g["lines"] += 1
+            if count is not None and (g["count"] is None or count > g["count"]):
+                g["count"] = count
+            continue
+        groups[key] = {"line": ln, "common": common, "pci_bus_id": bus, "block": block, "interrupt": event,
+                       "count": count, "memory_error": block == "umc", "lines": 1}
+    for g in groups.values():
+        b.add(AmdgpuRasError, g.pop("line"), **g.pop("common"), **g)

@@ -1039,3 +1039,24 @@ def test_discovery_status_numbers(line, name):
 ])
 def test_discovery_status_unknown_numbers_not_read(line):
     assert parse_text(line).facts == []
+
+
+@pytest.mark.parametrize(("name", "catalogue_name"), [
+    # real (pytorch/pytorch#147626, #70036): PyTorch's ROCm build, HIP's text or (older) the error's name
+    ("pytorch147626_hip_error_invalid_device_function.txt", "cudaErrorInvalidDeviceFunction"),
+    ("pytorch70036_hip_error_hiperrornodevice.txt", "cudaErrorNoDevice"),
+    ("pytorch70036_no_hip_gpus_available.txt", "cudaErrorNoDevice"),
+])
+def test_hip_errors_read_as_their_cuda_twins(name, catalogue_name):
+    assert cuda_app.detect((FIX / name).read_text())
+    (f,) = [f for f in parse_file(name).facts if f.kind == "cuda_error"]
+    assert f.catalogue_name == catalogue_name
+
+
+@pytest.mark.parametrize("line", [
+    # CONSTRUCTED: a HIP name no CUDA twin has, and the boilerplate alone, make no catalogue error
+    "RuntimeError: HIP error: hipErrorNotAnError",
+    "For debugging consider passing AMD_SERIALIZE_KERNEL=3",
+])
+def test_hip_lines_without_a_cuda_twin(line):
+    assert [f for f in parse_text(line + "\n").facts if f.kind == "cuda_error" and f.catalogue_name] == []

@@ -68,3 +68,51 @@ def test_repeated_timeouts_one_fact_and_a_failed_recovery():
 ])
 def test_not_ring_timeouts(line):
     assert _amd(line + "\n") == []
+
+
+# --- amdgpu's uncorrectable RAS errors (kernel_log_amdgpu.note_ras_error / emit_ras) ---------------------------------
+
+def _ras(text: str):
+    return [f for f in kernel_log.parse(Artefact(path="dmesg.txt", text=text, node="n1")).facts if f.kind == "amdgpu_ras_error"]
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+@pytest.mark.parametrize(("line", "block", "interrupt", "count", "memory", "bus"), [
+    # real (ROCm/legacy-rocm-build#1886, 5.x dev_info)
+    ("amdgpu 0000:e3:00.0: amdgpu: uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) detected!",
+     None, "ERREVENT_ATHUB_INTERRUPT", None, False, "0000:e3:00.0"),
+    # CONSTRUCTED from amdgpu_ras.c's other versions: 6.10+'s event number, 5.3's DRM_WARN, a block's count, MI300's form
+    ("amdgpu 0000:15:00.0: {1}uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) detected!",
+     None, "ERREVENT_ATHUB_INTERRUPT", None, False, "0000:15:00.0"),
+    ("[drm] RAS event of type ERREVENT_ATHUB_INTERRUPT detected!", None, "ERREVENT_ATHUB_INTERRUPT", None, False, None),
+    ("amdgpu 0000:01:00.0: amdgpu: 2 uncorrectable hardware errors detected in umc block", "umc", None, 2, True, "0000:01:00.0"),
+    ("amdgpu: 3 uncorrectable hardware errors detected in UMC block", "umc", None, 3, True, None),
+    ("amdgpu 0000:c3:00.0: {3} socket: 0, die: 1, 4 new uncorrectable hardware errors detected in gfx block",
+     "gfx", None, 4, False, "0000:c3:00.0"),
+])
+def test_ras_forms(prefix, line, block, interrupt, count, memory, bus):
+    text = prefix + line + "\n"
+    assert kernel_log.detect(text)
+    (f,) = _ras(text)
+    assert (f.block, f.interrupt, f.count, f.memory_error, f.pci_bus_id, f.evidence.line) == (block, interrupt, count, memory, bus, 1)
+
+
+def test_ras_fixture_and_grouping():
+    text = (FIXTURES / "rocmbuild1886_amdgpu_ras_athub_interrupt.log").read_text()
+    (f,) = _ras(text)
+    assert (f.interrupt, f.pci_bus_id, f.evidence.line) == ("ERREVENT_ATHUB_INTERRUPT", "0000:e3:00.0", 3)
+    # CONSTRUCTED: a new count then the total of the same block: one fact, the largest count
+    (g,) = _ras("amdgpu 0000:c3:00.0: {3} socket: 0, die: 1, 2 new uncorrectable hardware errors detected in umc block\n"
+                "amdgpu 0000:c3:00.0: {3} socket: 0, die: 1, 5 uncorrectable hardware errors detected in total in umc block\n")
+    assert (g.count, g.lines, g.memory_error) == (5, 2, True)
+
+
+@pytest.mark.parametrize("line", [
+    # CONSTRUCTED: the all-clear, correctable and deferred counts, PCIe DPC's own "uncorrectable error" make no RAS fact
+    "amdgpu 0000:c3:00.0: amdgpu: no uncorrectable hardware errors detected in umc block",
+    "amdgpu 0000:0b:00.0: 1048560 correctable hardware errors detected in umc block",
+    "amdgpu 0000:0b:00.0: 2 deferred hardware errors detected in umc block",
+    "pcieport 0000:00:03.1: DPC: unmasked uncorrectable error detected",
+])
+def test_ras_not_read(line):
+    assert _ras(line + "\n") == []
