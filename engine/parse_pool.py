@@ -276,7 +276,7 @@ def parse_one(art: Artefact, router=None) -> FileResult:
         if labelled:
             seen = replace(art, scans={})
             seen.unlabel(bare)
-        unread = unread_failures(seen, _cited_lines(art.path, out), owners)
+        unread = unread_failures(seen, _cited_lines(art.path, out), owners, read=set().union(*(r.read for r in results)))
         out.facts.extend(unread.facts)  # (and a traceback it found cut at the text's end: the capture's limit)
         out.limits.extend(LimitHit(limit=h.limit, path=h.path, line=h.line, detail=h.detail) for h in unread.limits)
     nonblank = art.nonblank_lines()

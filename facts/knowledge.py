@@ -688,6 +688,47 @@ class Nvls(_M):
     gpus: NvlsGpus
 
 
+# --- kernel_messages.yaml: which unread kernel records say an error --------------------------
+
+def _regex(value: str) -> str:
+    try:
+        re.compile(value)
+    except re.error as exc:
+        raise ValueError(f"not a valid regular expression: {exc}") from None
+    return value
+
+
+class KernelSubsystem(_M):
+    id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    match: Annotated[str, AfterValidator(_regex)]
+
+
+class KernelBenign(_M):
+    id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    sample: str = Field(min_length=10)  # a real record (or its form as the source prints it, marked CONSTRUCTED)
+    match: Annotated[str, AfterValidator(_regex)]
+    meaning: str = Field(min_length=10)
+    source: str = Field(min_length=10)
+
+    @model_validator(mode="after")
+    def _sample_matches(self):
+        if re.search(self.match, _kernel_message(self.sample)) is None:
+            raise ValueError(f"benign {self.id}: match does not match its sample")
+        return self
+
+
+def _kernel_message(line: str) -> str:
+    """A sample's message: its dmesg stamp off."""
+    return re.sub(r"^\s*\[[^\]]{1,40}\]\s*", "", line)
+
+
+class KernelMessages(_M):
+    source: str = Field(min_length=20)
+    words: list[str] = Field(min_length=1)
+    subsystems: list[KernelSubsystem] = Field(min_length=1)
+    benign: list[KernelBenign] = Field(default_factory=list)
+
+
 # --- nvlink_expected.yaml, torch_warnings.yaml -----------------------------------------------
 
 class NvlinkProduct(_M):
@@ -1663,6 +1704,7 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "nvlink_expected.yaml": NvlinkExpected,
     "nvls.yaml": Nvls,
     "torch_warnings.yaml": TorchWarnings,
+    "kernel_messages.yaml": KernelMessages,
     "xid.yaml": XidCatalogue,
     "gpu_products.yaml": GpuProducts,
     "gpu_pci_ids.yaml": GpuPciIds,

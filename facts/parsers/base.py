@@ -198,6 +198,9 @@ class ParseResult:
     #: nvidia-smi -q block): read as well (engine/foreign_runs.py), so that another program's line after it is not
     #: taken for one of its rows
     spans: list[tuple[int, int]] = field(default_factory=list)
+    #: file lines a reader read as part of an event it made a fact of elsewhere (an AER event's status lines under its
+    #: header): no other reader's, and no unread kernel record (unrecognised_text.unread_failures' kernel check)
+    read: set[int] = field(default_factory=set)
 
 
 #: fact class -> the rule view of its defaults (non-None, evidence left out): FactBuilder._view

@@ -223,6 +223,15 @@ def record_lines(lines: list[str]) -> set[int]:
     return {n for n, line in enumerate(lines, 1) if _RECORD.match(line) is not None}
 
 
+def record_message(line: str) -> str | None:
+    """The message of ``line`` where it is a kernel record by its prefix (_RECORD), its stamp, host and caller id off
+    (_PREFIX): "amdgpu 0000:03:00.0: amdgpu: Ring gfx_0.0.0 reset failed" of "[  120.000001] amdgpu 0000:03:00.0: ...";
+    None for any other line."""
+    if _RECORD.match(line) is None:
+        return None
+    return line[_PREFIX.match(line).end():]
+
+
 _DETECT_KEYS = _UNTAGGED_KEYS + ("NVRM: ", "NVRM ", "Xid (PCI:", "AER: ", "PCIe Bus Error: ", " kernel: ", "kern: ",
                 "of memory: Kill", "oom_kill_allocating_task): Kill", "Killed process ", "oom-kill:constraint=", "[Hardware Error]", "EDAC ", "NETDEV WATCHDOG", "EXT4-fs ",
                 "wasn't completed on time", "TX hasn't completed", "Keep alive watchdog timeout", "RLIMIT_MEMLOCK (",
@@ -679,6 +688,7 @@ def parse(artefact: Artefact) -> ParseResult:
                 "an Xid report whose Xid line is cut off")
     result.facts.sort(key=lambda f: f.evidence.line)  # AER and SXid facts are built late
     result.lines_used = len(used)
+    result.read = {ln + artefact.line_offset for ln in used}  # (its continuation lines: an AER event's status lines)
     return result
 
 

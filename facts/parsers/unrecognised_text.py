@@ -950,12 +950,14 @@ def detect_wrapped(artefact: Artefact) -> bool:
         and frames_to_end(artefact.lines, artefact.raw_text.split("\n")) is not None)
 
 
-def unread_failures(artefact: Artefact, cited: set[int], owners=()) -> ParseResult:
+def unread_failures(artefact: Artefact, cited: set[int], owners=(), read: set[int] = frozenset()) -> ParseResult:
     """``text_error_line`` facts for the lines of a recognised file that say in words that
     something failed (FAILURE_WORDS) and that no fact of the file cites (``cited``: 1-based
     line numbers, the artefact's offset included) and that no signature of ``owners`` (the
     other readers' SIGNATURES: an nccl-tests footer is its reader's) claims. The caller asks
-    only for files whose readers found no error: there such a line is the only sign of the failure."""
+    only for files whose readers found no error: there such a line is the only sign of the failure.
+    A kernel record of a GPU node's stack that says an error in the kernel's words (:func:`_kernel_error_lines`) is one
+    too, unless a reader read it as part of an event (``read``: file lines, as ``cited``)."""
     result = ParseResult()
     # a wrapper facts/lines.py took off may have been the only failure word: a logger's level
     # ("[2024-03-01 10:00:00,123] [ERROR] [launch.py:321:sigkill_handler] [...] exits with return
@@ -963,7 +965,9 @@ def unread_failures(artefact: Artefact, cited: set[int], owners=()) -> ParseResu
     raw = artefact.raw_text
     raw_hit = raw is not None and _FAILURE_ANY.search(raw) is not None
     found = classify.gate(artefact.text, _FAILURE_ANY)  # (the text the classifier scanned last: its answer)
-    if not raw_hit and not (found if found is not None else _FAILURE_ANY.search(artefact.text) is not None):
+    failing = raw_hit or (found if found is not None else _FAILURE_ANY.search(artefact.text) is not None)
+    kernel = _kernel_errors()[0].search(artefact.text) is not None  # (one RE2 pass: most texts hold no such line)
+    if not failing and not kernel:
         return result
     owned = [re.compile(o) if isinstance(o, str) else o for o in owners]
     b = FactBuilder(artefact, result)
@@ -992,8 +996,8 @@ def unread_failures(artefact: Artefact, cited: set[int], owners=()) -> ParseResu
             done.add(line)
             b.add(TextErrorLine, line, message=message[:400])
 
-    chains = _ray_chains(artefact.text, lines)
-    for line, text in iter_lines(FAILURE_WORDS, artefact):
+    chains = _ray_chains(artefact.text, lines) if failing else {}
+    for line, text in iter_lines(FAILURE_WORDS, artefact) if failing else ():
         if text.lstrip().startswith("Traceback (most recent call last)"):
             start, line = line, _traceback_end(lines, line)  # the exception's own line says what failed
             if line == start and (shown := cut_traceback(lines, start)) is not None:
@@ -1010,7 +1014,38 @@ def unread_failures(artefact: Artefact, cited: set[int], owners=()) -> ParseResu
             if line not in done and line <= len(lines) and not lines[line - 1].lstrip().startswith("Traceback") \
                     and not _traceback_body(lines, line):  # (the frames of a traceback its logger printed at ERROR)
                 take(line, lines[line - 1], wrapped=True)  # the message is what the line says, its wrapper off
+    if kernel:
+        for line, text in _kernel_error_lines(artefact):
+            if line not in done and line + artefact.line_offset not in read:
+                take(line, text)
     return result
+
+
+@lru_cache(maxsize=1)
+def _kernel_errors() -> tuple[re2._Regexp, re.Pattern[str], re.Pattern[str], re.Pattern[str] | None]:
+    """knowledge/kernel_messages.yaml compiled once: (RE2 gate, a subsystem's tag at a message's start, the error words,
+    the benign records or None)."""
+    km = knowledge.load("kernel_messages.yaml")
+    tags = "|".join(f"(?:{s.match})" for s in km.subsystems)
+    words = "|".join(re.escape(w) for w in km.words)
+    benign = "|".join(f"(?:{b.match})" for b in km.benign)
+    return (re2.compile(rf"(?:{tags})[^\n]*\b(?:{words})\b"), re.compile(tags), re.compile(rf"\b(?:{words})\b"),
+            re.compile(benign) if benign else None)
+
+
+def _kernel_error_lines(artefact: Artefact):
+    """(line, text) of each kernel record (facts/parsers/kernel_log.py record_message) whose message names a subsystem of
+    a GPU node's stack and says an error in the kernel's words, not one knowledge/kernel_messages.yaml finds benign:
+    [  120.000001] amdgpu 0000:03:00.0: amdgpu: Ring gfx_0.0.0 reset failed   (CONSTRUCTED by the lead, session 46: read
+    HEALTHY while no reader knew it)."""
+    from stethoscope.facts.parsers.kernel_log import record_message
+    gate, tag, words, benign = _kernel_errors()
+    for line, text in iter_lines(gate, artefact):
+        message = record_message(text)
+        if message is None or (m := tag.match(message)) is None or words.search(message, m.end()) is None:
+            continue
+        if benign is None or benign.search(message) is None:
+            yield line, text
 
 
 # E0228 00:35:58.954000 724855 site-packages/torch/distributed/elastic/multiprocessing/api.py:732] Traceback (most recent call last):
