@@ -136,9 +136,11 @@ _COMMAND = re.compile(r"(?<![\w.-])(?P<bin>(?:all_reduce|all_gather|reduce_scatt
 # Rank  0 Group  0 Pid   1633 on         vm device  0 [0000:00:06] NVIDIA H200
 # Rank  1 Group  0 Pid    798 on       hw14 device  1 [0x34] NVIDIA H800
 # Rank  0 on  hostname device  0 [0x1a] Tesla V100-SXM2-16GB        (v1.0.0: no Pid)
+#   Rank  0 Pid 117738 on sharbox-ultra device  0 [0000:63:00.0] AMD Instinct MI210   (rccl-tests: the whole bus id,
+#                                                                                         ROCm/rccl-tests#50)
 _RANK = re.compile(
     r"Rank +(?P<rank>\d+)(?: +Group +(?P<group>\d+))?(?: +Pid +(?P<pid>\d+))? on +(?P<host>\S+) "
-    r"device +(?P<device>\d+) \[(?P<bus>[0-9a-fA-Fx:]+)\] (?P<name>(?:[^\n]*\S)?)\s*$"
+    r"device +(?P<device>\d+) \[(?P<bus>[0-9a-fA-Fx:]+(?:\.[0-7])?)\] (?P<name>(?:[^\n]*\S)?)\s*$"
 )
 
 # 0 OK          2 FAILED

@@ -550,3 +550,15 @@ def test_paste_starting_at_using_devices_reads_its_rank_lines():
     runs = _kinds(res, "nccl_test_run")
     assert [(r.nranks, r.rank_list_cut) for r in runs][-1] == (8, True)
     assert ("cut_short", 3) in [(h.limit, h.line) for h in res.limits]
+
+
+def test_rccl_tests_rank_lines_with_the_whole_bus_id():
+    # real (ROCm/rccl-tests#50): rccl-tests prints the domain, bus, device and function
+    r = _parse(FIX / "rccltests50_rank_whole_bus_id_internal_error.txt")
+    ranks = _kinds(r, "nccl_test_rank")
+    assert [(f.rank, f.pci_bus_id, f.gpu_name) for f in ranks][:2] == [
+        (0, "0000:63:00.0", "AMD Instinct MI210"), (1, "0000:43:00.0", "AMD Instinct MI210")]
+    assert len(ranks) == 4 and not r.errors
+    # CONSTRUCTED: a function digit out of range stays a bad rank line
+    bad = _parse(FIX / "x.txt", text="#   Rank  0 Pid 1 on h device  0 [0000:63:00.9] AMD Instinct MI210\n")
+    assert _kinds(bad, "nccl_test_rank") == []
