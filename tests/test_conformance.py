@@ -146,6 +146,10 @@ def test_parsers_do_not_claim_other_kinds_real_files():
                 allowed.add("training_throughput")
             if folder.name == "k8s_device_plugin":  # the kubelet's admission refusal as a pod's event row (kubectl describe)
                 allowed.add("kubectl_pods")
+            if folder.name == "nvidia_container_cli":  # enroot start's own line after its NVIDIA hook's error (NVIDIA/enroot#128:
+                allowed.add("enroot_helper")          # "[ERROR] /etc/enroot/hooks.d/98-nvidia.sh exited with return code 1")
+            if folder.name == "enroot_helper":  # and that hook's tool's error before enroot's line (nvidia-container-cli's)
+                allowed.add("nvidia_container_cli")
             if folder.name == "kubectl_pods":  # a container's last state quotes the runtime's error: the NVIDIA hook's
                 allowed.add("nvidia_container_cli")  # (gpu-operator#898's "Message: ... nvidia-container-cli: initialization error")
             if folder.name == "launcher_nccl_env" and "[c10d]" in head:  # the launch, then the job's own c10d warning

@@ -379,6 +379,19 @@ class SlurmTaskLaunchFailed(Fact):
 
 
 @fact_kind
+class SlurmStepExecFailed(Fact):
+    """Slurm could not start the step's program: slurmstepd's execve() of it failed on the node (src/slurmd/slurmstepd/
+    task.c ``"execve(): %s: %m"``, ``"execve(): bad interpreter(%s): %m"`` for a script whose #! interpreter is
+    missing), or srun found no executable at its path before launching (src/srun/opt.c ``"Can not execute %s"``)."""
+
+    kind: Literal["slurm_step_exec_failed"] = "slurm_step_exec_failed"
+    reporter: Literal["slurmstepd", "srun"]
+    path: str  # the program ("/usr/bin/ls"), or the script's interpreter when bad_interpreter
+    reason: str | None = None  # strerror's text: "No such file or directory", "Permission denied", "Exec format error"
+    bad_interpreter: bool = False  # the path is a script's #! interpreter that could not be run
+
+
+@fact_kind
 class SlurmError(Fact):
     """Another ``slurmstepd``/``srun`` ``error:`` line (a failed chdir, a task launch failure...)."""
 
@@ -434,7 +447,8 @@ class PyxisContainerFailed(Fact):
     the first pyxis error of the step, with the enroot log lines pyxis printed after it."""
 
     kind: Literal["pyxis_container_failed"] = "pyxis_container_failed"
-    stage: Literal["import", "create", "start", "setup", "other"]  # what pyxis was doing
+    # what pyxis was doing; "find": --container-name named a container the node does not have (or has not running)
+    stage: Literal["import", "create", "start", "setup", "find", "other"]
     message: str  # pyxis's own line, without "error: pyxis: "
     detail: str | None = None  # the first line of enroot's log that is not [INFO] (its [ERROR], or a tool's own error)
 
@@ -463,6 +477,23 @@ class LxcStartError(Fact):
     function: str  # "lxc_setup"; "forkstart" for LXD's line
     message: str  # "Failed to run mount hooks"
     hook: str | None = None  # mount | pre-mount | autodev | pre-start | start | start-host | post-stop
+
+
+@fact_kind
+class EnrootError(Fact):
+    """enroot's own runtime (its shell scripts) stopped on an error and printed it through common::err: ``[ERROR]
+    <message>`` (enroot src/common.sh common::log), e.g. a registry's refusal while importing an image, or a hook of
+    ``enroot start`` that failed."""
+
+    kind: Literal["enroot_error"] = "enroot_error"
+    # import: talking to the registry for an image (its URL's HTTP error, its authentication, the image reference);
+    # hook: a hook script of enroot start / create failed ("<hook> exited with return code N");
+    # command: a program enroot or its hook needs is not installed ("Command not found: <cmd>")
+    stage: Literal["import", "hook", "command"]
+    message: str  # without "[ERROR] "
+    http_code: int | None = None  # the registry's HTTP status ("returned error code: 401 Unauthorized")
+    hook: str | None = None  # the hook that failed ("/etc/enroot/hooks.d/98-nvidia.sh")
+    command: str | None = None  # the program not found ("nvidia-container-cli")
 
 
 @fact_kind

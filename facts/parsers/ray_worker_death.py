@@ -31,6 +31,12 @@ The forms, from ray-project/ray's source:
 
       The node with node id: 510c08bfbe1181a04dfcf3cc7c256a189ea984a70293efbe2257c20a and address: <address> and node name: <address> has been marked dead because the detector has missed too many heartbeats from it. This can happen when a 	(1) raylet crashes unexpectedly (OOM, etc.)    (ray-project/ray#46548)
 
+- an actor the GCS destroyed because the node of its owner (the worker that created it) died: the caller's
+  ``ActorDiedError`` with the recorded reason ``The actor is dead because its owner has died. Owner Id: <id> Owner Ip
+  address: <ip> Owner worker exit type: SYSTEM_ERROR Worker exit detail: Owner's node has crashed.``
+  (src/ray/gcs/gcs_server/gcs_actor_manager.cc OnNodeDead, GenOwnerDiedCause; hiyouga/EasyR1#324): the actor's death
+  and, beside it, that node's (``what`` node, ``ip`` the owner's address).
+
 A terminal that wrapped the long line is read over the next lines up to the exit detail.
 Sample content (verl-project/verl#1986, Unakar/Logic-RL#18).
 
@@ -52,6 +58,12 @@ KIND = "ray_worker_death"
 _WORKER = re.compile(r"A worker died or was killed while executing (?:a task|task \w+)")
 # The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR Worker exit detail: ...
 _ACTOR = re.compile(r"The actor is dead because its worker process has died\.")
+# the reason when the GCS destroyed the actor with its owner (src/ray/gcs/gcs_server/gcs_actor_manager.cc GenOwnerDiedCause,
+# Ray 1.x-2.x): "The actor is dead because its owner has died. Owner Id: %s Owner Ip address: %s Owner worker exit type: %s
+# Worker exit detail: %s"; OnNodeDead gives every actor a worker of the dead node owned the detail "Owner's node has crashed."
+# The actor is dead because its owner has died. Owner Id: 01000000ffffffffffffffffffffffffffffffffffffffffffffffff Owner Ip address: 172.21.160.9 Owner worker exit type: SYSTEM_ERROR Worker exit detail: Owner's node has crashed.   (hiyouga/EasyR1#324)
+_OWNER = re.compile(r"The actor is dead because its owner has died\.(?: Owner Id: \w+)?(?: Owner Ip address: (?P<ip>[\d.]{7,15}|[\w:.\[\]-]{2,64}))?")
+_OWNER_NODE = "Owner's node has crashed"
 # (pid=81331) E0328 01:02:03.123456 81331 81331 core_worker.cc:382] Raylet failed. Shutting down.
 _RAYLET = re.compile(r"\bRaylet failed\. Shutting down\.")
 # The node with node id: 9426f4... and address: 10.130.0.113 and node name: 10.130.0.113 has been marked dead because the detector has missed too many heartbeats from it.   (1.x-2.x)
@@ -72,11 +84,11 @@ _CONTEXT = re.compile(r"^\s+(?P<k>class_name|actor_id|pid|name|namespace|ip): (?
 # wrapper naming the task that called the dead actor (its pid and ip are that task's, not the dead actor's):
 # ray.exceptions.RayTaskError(ActorDiedError): ray::TaskRunner.run() (pid=4030, ip=10.0.2.100, actor_id=3c87465a346071ce4fca78a401000000, repr=<main_ppo.TaskRunner object at 0x7123673b92b0>)   (verl-project/verl#5750)
 _WRAPPED = re.compile(r"\bRayTaskError\((?:ActorDiedError|RayActorError)\): ray::(?P<task>[\w.<>]{1,200})\(\)")
-_EXIT_TYPE = re.compile(r"Worker exit type: (?P<t>[A-Z_]+)")
+_EXIT_TYPE = re.compile(r"(?:Owner w|W)orker exit type: (?P<t>[A-Z_]+)")  # (the owner's: GenOwnerDiedCause's "Owner worker exit type: ")
 _EXIT_DETAIL = re.compile(r"Worker exit detail: (?P<d>.(?:.{0,598}?\S)??)\s*$", re.S)
 _PID = re.compile(r"Worker PID: (?P<pid>\d+)")
 _IP = re.compile(r"Worker IP address: (?:\[)?(?P<ip>[\d.]+)")
-_DETECT = re.compile(r"A worker died or was killed while executing|The actor is dead because its worker process has died|Raylet failed\. Shutting down\."
+_DETECT = re.compile(r"A worker died or was killed while executing|The actor is dead because its (?:worker process|owner) has died|Raylet failed\. Shutting down\."
                      r"|(?:ActorDiedError|RayActorError): The actor died unexpectedly before finishing this task\."
                      r"|RayTaskError\((?:ActorDiedError|RayActorError)\): ray::"
                      r"|has been marked dead because the (?:detector|monitor) has missed too many heartbeats|health check failed due to missing too many heartbeats")
@@ -147,12 +159,17 @@ def _actor_died(b: FactBuilder, result: ParseResult, lines: list[str], n: int, s
         while j < len(lines) and j < n + 8 and (m := _CONTEXT.match(lines[j])) is not None:
             ctx[m["k"]] = m["v"].strip()
             j += 1
-        t = d = None
-        if j < len(lines) and _ACTOR.search(lines[j]):
+        t = d = owner = None
+        if j < len(lines) and (_ACTOR.search(lines[j]) or (owner := _OWNER.search(lines[j]))):
             text = _record(lines, j)
             t, d = _EXIT_TYPE.search(text), _EXIT_DETAIL.search(text)
             said.add(j + 1)
         detail = " ".join(d["d"].split()) if d else None
+        if owner is not None and detail and detail.startswith(_OWNER_NODE):
+            # the GCS declared the owner's node dead and destroyed the actors its workers owned: that node's loss
+            b.add(RayProcessDied, j + 1, what="node", exit_type=t["t"] if t else None, exit_detail=detail, ip=owner["ip"],
+                  message=f"the node of the actor's owner{' (' + owner['ip'] + ')' if owner['ip'] else ''} died: {detail}"[:400])
+            result.lines_used += 1
         pid = ctx.get("pid", "")
         b.add(RayProcessDied, n, what="actor_worker", exit_type=t["t"] if t else None, exit_detail=detail,
               pid=int(pid) if pid.isdigit() else None, ip=ctx.get("ip"),

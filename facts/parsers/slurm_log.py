@@ -23,11 +23,16 @@ Facts (each citing its line):
   20.11+ add ", SEE SLURMCTLD LOG FOR DETAILS" after NODE FAILURE); without ``DUE TO`` (a
   user's scancel, or srun ending the step after a task failed) it is ``slurm_step_ended``.
 
+- ``slurm_step_exec_failed``: Slurm could not start the step's program: slurmstepd's ``error: execve(): <path>:
+  <strerror>`` (or ``execve(): bad interpreter(<interpreter>): <strerror>``) on the node, or srun's ``fatal: Can not
+  execute <path>`` before launching: ``reporter``, ``path``, ``reason``, ``bad_interpreter``.
 - ``pyxis_container_failed``: pyxis (the SPANK plugin that runs a step in an enroot container) failed
-  the step, one per node: ``stage`` (import, create, start, setup, other) from its own line, that
+  the step, one per node: ``stage`` (import, create, start, setup, find, other) from its own line, that
   ``message``, and ``detail``, the first line of enroot's log it printed that is not ``[INFO]``;
   SPANK's "required plugin spank_pyxis.so ... failed" / "Failed to invoke spank plugin stack" after
-  it are that failure's echo.
+  it are that failure's echo. pyxis 0.8-0.13 printed a missing named container to the user's terminal
+  without slurmstepd's prefix (``pyxis: error: a container with name "x" does not exist, and
+  --container-image is not set``): read the same way, stage ``find``.
 - ``slurm_pmix_error``: Slurm's PMIx plugin (``error:  mpi/pmix_vN: <function>: <host> [<nodeid>]: <file>:<line>:
   <message>``, pmixp_debug.h) failing to wire the step's nodes up: ``event`` peer_address_unknown, connect_failed,
   collective_timeout or other, ``peer``; the collective-state dump after a timeout is that timeout's detail.
@@ -44,7 +49,7 @@ import re
 
 from stethoscope.facts.kinds.scheduler import (  # noqa: F401 - the fact classes live in facts/kinds
     PyxisContainerFailed, SlurmAddressUnknown, SlurmCancelled, SlurmError, SlurmOomKill, SlurmPmixError, SlurmStepEnded,
-    SlurmTaskFailed,
+    SlurmStepExecFailed, SlurmTaskFailed,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
@@ -61,7 +66,8 @@ _LINE = re.compile(r"^" + _RELAY + r"(?:(?:slurmstepd(?:-(?P<sthost>[\w.-]{1,128
 # (srun's own lines that name a node whose address is unknown: _ADDR and _LAUNCH below)
 _DETECT = re.compile(r"^" + _RELAY + r"slurmstepd(?:-[\w.-]{1,128})?: error: |^srun: error: [\w.-]{1,128}: tasks? [\d,-]{1,64}: |^"
                      + _STEP_LOG + r" error: |^" + _RELAY + r"srun: error: (?:\w{1,80}: can't find address for host "
-                     r"|Task launch for [\w.=+-]{1,64} failed on node [\w.-]{1,128}: Can't find an address)", re.M)
+                     r"|Task launch for [\w.=+-]{1,64} failed on node [\w.-]{1,128}: Can't find an address)"
+                     r"|^pyxis: error: |^" + _RELAY + r"srun: fatal: Can not execute \S", re.M)
 
 # slurmstepd-gpu20-15: error: Detected 1 oom-kill event(s) in StepId=9411285.0. Some of your processes may have been killed by the cgroup out-of-memory handler.
 # slurmstepd: error: Detected 2 oom-kill event(s) in step 3756240.batch cgroup.
@@ -81,8 +87,24 @@ _TASK_EXIT = re.compile(r"^Exited with exit code (?P<code>\d{1,3})$")
 _TASK_CORE = " (core dumped)"
 
 
+# slurmstepd's execve() of the step's program failed (src/slurmd/slurmstepd/task.c, every release from 0.x: "execve(): %s: %m";
+# for a script whose #! line names a missing interpreter, 14.x on: "execve(): bad interpreter(%s): %m"):
+# slurmstepd: error: execve(): /usr/bin/ls: No such file or directory        (NVIDIA/pyxis#104: ls is /bin/ls in the container)
+_EXECVE = re.compile(r"^error: execve\(\): (?:bad interpreter\((?P<interp>[^)\n]{1,255})\)|(?P<path>[^\n]{1,255}?)): "
+                     r"(?P<why>[A-Z][\w ,'-]{1,80}?)\.?[ \t]*$")
+# srun could not find the program before launching it (src/srun/opt.c, srun's test_exec / --bcast: search_path() found no
+# executable file of that name or path on the submitting host: fatal("Can not execute %s", ...)):
+# srun: fatal: Can not execute /opt/conda/bin/python                           (NVIDIA/pyxis#104)
+_CANNOT_EXEC = re.compile(r"^fatal: Can not execute (?P<path>\S[^\n]{0,254}?)[ \t]*$")
+# pyxis 0.8-0.13 told the user through slurm_spank_log() (no program prefix) that the named container was missing; 0.14 on
+# it is slurm_error()'s "slurmstepd: error: pyxis: error: ..." (pyxis_slurmstepd.c):
+# pyxis: error: a container with name "myubuntu" does not exist, and --container-image is not set     (NVIDIA/pyxis#66)
+_PYXIS_LOG = re.compile(r"^pyxis: (?P<body>error: [^\n]{1,400})$", re.M)
+
+
 def detect(head: str) -> bool:
-    return ("slurmstepd" in head or "srun: error: " in head or "] error: " in head) and _DETECT.search(head) is not None
+    return (("slurmstepd" in head or "srun: " in head or "] error: " in head or "pyxis: error: " in head)
+            and _DETECT.search(head) is not None)
 
 
 # pyxis (NVIDIA/pyxis, the SPANK plugin that runs a step in an enroot container) reports through slurmstepd's
@@ -104,6 +126,12 @@ _PYXIS_STAGES = (
                          r"|couldn't join \w+ namespace|unable to open \w+ namespace file)")),
     ("setup", re.compile(r"^(?:couldn't mkdir|slurmd: couldn't mkdir|runtime_path:|couldn't create in-memory log file"
                          r"|failed to acquire container setup lock)")),
+    # --container-name without --container-image named a container this node does not have (pyxis 0.1 on: 'a container
+    # with name "%s" does not exist, and --container-image is not set', "error: " before it from 0.8), or with the
+    # "exec" flag (0.14 on) one that is not running: 'error: "exec" flag was passed to --container-name but the
+    # container is not running'
+    ("find", re.compile(r"^(?:error: )?(?:a container with name \"[^\"\n]{0,200}\" does not exist"
+                        r"|\"exec\" flag was passed to --container-name but the container is not running)")),
 )
 # slurmstepd: error: spank: required plugin spank_pyxis.so: task_init() failed with rc=-1
 # slurmstepd: error: Failed to invoke spank plugin stack
@@ -247,10 +275,17 @@ def parse(artefact: Artefact) -> ParseResult:
     pyx: dict[str, dict] = {}
     pending: list = []  # a collective timeout's fields, until its state dump is read
     has_launch = "Task launch for " in text and _ADDR_TEXT in text
+    if "pyxis: error: " in text:
+        for m in _PYXIS_LOG.finditer(text):  # (before the step's lines: SPANK's failure after it is its echo)
+            result.lines_used += 1
+            _pyxis_line(pyx, artefact.node, artefact.line_of(m.start()), m["body"])
     for m in _LINE.finditer(text):
         no = artefact.line_of(m.start())
         msg = m["msg"]
         result.lines_used += 1
+        if (x := _CANNOT_EXEC.match(msg)) is not None:
+            b.add(SlurmStepExecFailed, no, reporter="srun", path=x["path"])
+            continue
         if not msg.startswith("error: "):
             continue  # srun's launch chatter ("launch/slurm: _step_signal: Terminating ...")
         node = artefact.node_for(m["sthost"]) if m["sthost"] else artefact.node
@@ -269,6 +304,9 @@ def parse(artefact: Artefact) -> ParseResult:
             b.add(SlurmTaskFailed, no, node=artefact.node_for(t["host"]), host=t["host"], tasks=t["tasks"],
                   how=how, out_of_memory=oom, exit_code=int(e["code"]) if e else None, signal=sig,
                   core_dumped=how.endswith(_TASK_CORE), killed=sig == "Killed")
+        elif msg.startswith("error: execve(): ") and (x := _EXECVE.match(msg)) is not None:
+            b.add(SlurmStepExecFailed, no, node=node, reporter="slurmstepd", path=(x["interp"] or x["path"]).strip(),
+                  reason=x["why"], bad_interpreter=x["interp"] is not None)
         elif (c := _CANCEL.match(msg)) is not None:
             fields = dict(what=c["what"], job_id=c["id"], host=c["host"], at=c["at"])
             if c["reason"]:

@@ -106,3 +106,18 @@ def test_other_wrapped_errors_and_prose_are_no_death():
     text = ("ray.exceptions.RayTaskError(DistBackendError): ray::_Inner.train() (pid=249, ip=10.0.0.78, actor_id=ab)\n"
             "the actor died unexpectedly, we think\n")
     assert facts(text) == []
+
+
+def test_actor_destroyed_because_its_owners_node_crashed():
+    # hiyouga/EasyR1#324 (context lines indented with spaces): the actor's death, and the node of its owner, which the
+    # GCS declared dead (gcs_actor_manager.cc OnNodeDead's "Owner's node has crashed.")
+    fs = r.parse(Artefact(path="t.log", text=(FIX / "easyr1_324_actor_owner_node_crashed.txt").read_text(), node="node1")).facts
+    assert [(f.what, f.evidence.line, f.exit_type, f.ip) for f in fs] == [
+        ("node", 15, "SYSTEM_ERROR", "172.21.160.9"), ("actor_worker", 9, "SYSTEM_ERROR", "172.21.160.9")]
+    assert fs[0].exit_detail == "Owner's node has crashed." and fs[1].exit_detail == "Owner's node has crashed."
+    # the owner killed another way (ray.kill of the owner; CONSTRUCTED from GenOwnerDiedCause's format): no dead node
+    text = ("ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task.\n"
+            "\tclass_name: Actor\n"
+            "The actor is dead because its owner has died. Owner Id: 02000000ffffffffffffffffffffffffffffffffffffffffffffffff"
+            " Owner Ip address: 10.0.0.5 Owner worker exit type: INTENDED_USER_EXIT Worker exit detail: The process was killed by ray.kill.\n")
+    assert [f.what for f in facts(text)] == ["actor_worker"]

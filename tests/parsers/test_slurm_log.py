@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from stethoscope.facts.lines import normalise
 from stethoscope.facts.parsers import slurm_log
 from stethoscope.facts.parsers.base import Artefact
 
@@ -227,6 +228,40 @@ def test_other_address_errors_are_not_unknown_addresses():
 
 
 def test_a_plain_slurmstepd_error_is_no_pmix_error():
-    text = "slurmstepd: error: execve(): /tmp/slurmd/job00089/slurm_script: No such file or directory\n"
+    # (src/slurmd/slurmstepd/task.c "couldn't chdir to `%s': %m: going to /tmp instead"; CONSTRUCTED from the format
+    # string. slurmstepd's execve() failure, this test's line before, is read as slurm_step_exec_failed since round V4)
+    text = "slurmstepd: error: couldn't chdir to `/scratch/u1/run': No such file or directory: going to /tmp instead\n"
     res = slurm_log.parse(Artefact(path="x", text=text, node="n1"))
     assert [f.kind for f in res.facts] == ["slurm_error"]
+    text = "slurmstepd: error: execve(): /tmp/slurmd/job00089/slurm_script: No such file or directory\n"
+    res = slurm_log.parse(Artefact(path="x", text=text, node="n1"))
+    assert [(f.kind, f.path) for f in res.facts] == [("slurm_step_exec_failed", "/tmp/slurmd/job00089/slurm_script")]
+
+
+def test_pyxis_spank_log_form_of_a_missing_named_container():
+    # NVIDIA/pyxis#66: pyxis 0.8-0.13 printed it through slurm_spank_log() without slurmstepd's prefix; SPANK's two lines
+    # after it are that failure's echo, srun's task exit stays a task fact
+    res = _parse("pyxis66_named_container_missing_spank_log.txt")
+    (p,) = [f for f in res.facts if f.kind == "pyxis_container_failed"]
+    assert (p.stage, p.evidence.line) == ("find", 8)
+    assert p.message == 'error: a container with name "myubuntu" does not exist, and --container-image is not set'
+    assert [f.kind for f in res.facts if f.kind != "pyxis_container_failed"] == ["slurm_task_failed"]
+    # 0.14 on: slurm_error()'s prefixed form, the same stage; the "exec" flag's refusal too (pyxis_slurmstepd.c)
+    (q,), _ = _pyxis('slurmstepd: error: pyxis: error: "exec" flag was passed to --container-name but the container is not running\n')
+    assert q.stage == "find"
+
+
+def test_step_program_execve_and_srun_cannot_execute():
+    # NVIDIA/pyxis#104 (each line in the post's backticks): srun's test_exec found no program on the host; slurmstepd's
+    # execve() found none at the host's path inside the container
+    text = normalise((FIX / "pyxis104_execve_no_such_file_in_container.txt").read_text())  # (the backticks off)
+    assert slurm_log.detect(text)
+    res = slurm_log.parse(Artefact(path="x", text=text, node="unknown"))
+    got = [(f.kind, f.reporter, f.path, f.reason, f.bad_interpreter) for f in res.facts if f.kind == "slurm_step_exec_failed"]
+    assert got == [("slurm_step_exec_failed", "srun", "/opt/conda/bin/python", None, False),
+                   ("slurm_step_exec_failed", "slurmstepd", "/usr/bin/ls", "No such file or directory", False)]
+    assert not [f for f in res.facts if f.kind == "slurm_error"]
+    # a script whose #! interpreter is missing (src/slurmd/slurmstepd/task.c; CONSTRUCTED from the format string)
+    text = "slurmstepd-gpu3: error: execve(): bad interpreter(/usr/bin/python3.12): No such file or directory\n"
+    (f,) = slurm_log.parse(Artefact(path="x", text=text, node="unknown")).facts
+    assert (f.node, f.path, f.bad_interpreter, f.reason) == ("gpu3", "/usr/bin/python3.12", True, "No such file or directory")
