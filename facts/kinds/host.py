@@ -248,6 +248,39 @@ class TorchLoadArchiveUnreadable(Fact):
     detail: str | None = None  # miniz's error string after the colon ("failed finding central directory")
 
 @fact_kind
+class SafetensorsHeaderUnreadable(Fact):
+    """The safetensors reader (huggingface/safetensors, SafeTensors::read_metadata under safe_open, load_file and
+    every loader built on them: transformers' from_pretrained, diffusers, vLLM) could not read a file's header:
+    ``safetensors_rust.SafetensorError: Error while deserializing header: HeaderTooLarge`` (releases before 0.6
+    print the error's variant name) or ``... header too large`` (0.6 on, its Display text)."""
+
+    kind: Literal["safetensors_header_unreadable"] = "safetensors_header_unreadable"
+    #: the reader's error variant, snake-cased: header_too_large (the first 8 bytes, the header's length, say more than
+    #: 100 MB), header_too_small (under 8 bytes), invalid_header_length (the header runs past the file's end),
+    #: metadata_incomplete_buffer (the tensors' offsets do not end at the file's end), invalid_header,
+    #: invalid_header_start, invalid_header_deserialization (the header is no UTF-8 JSON), tensor_invalid_info,
+    #: invalid_offset, validation_overflow (the header's tensor entries inconsistent)
+    error: Literal["header_too_large", "header_too_small", "invalid_header_length", "metadata_incomplete_buffer",
+                   "invalid_header", "invalid_header_start", "invalid_header_deserialization", "tensor_invalid_info",
+                   "invalid_offset", "validation_overflow"]
+    detail: str | None = None  # what follows the error's name on the line (serde's message, the tensor's name)
+
+
+@fact_kind
+class ObjectStoreThrottled(Fact):
+    """An object store (Amazon S3 or one speaking its API) refused a job's request as one too many: HTTP 503
+    ``SlowDown``, "Please reduce your request rate.", as the client reported the request it gave up on:
+    botocore's ``An error occurred (SlowDown) when calling the PutObject operation (reached max retries: 5)``,
+    the ClientError's response dict, Arrow's ``AWS Error SLOW_DOWN during GetObject operation``."""
+
+    kind: Literal["object_store_throttled"] = "object_store_throttled"
+    client: Literal["botocore", "botocore_response", "arrow"]  # the form it was reported in
+    operation: str | None = None  # the S3 operation refused ("PutObject", "GetObject"), where the line names it
+    retries: int | None = None  # botocore's "(reached max retries: N)", where it printed it
+    count: int = 1  # the lines of the file that report the same operation in the same form
+
+
+@fact_kind
 class DataLoaderFailure(Fact):
     """PyTorch's DataLoader gave up in the main process (torch/utils/data/dataloader.py): no batch came from
     its workers within the DataLoader's ``timeout`` (``RuntimeError: DataLoader timed out after 120 seconds``),

@@ -74,9 +74,11 @@ KIND = "python_os_error"
 #   mutated ones
 # OSError: [Errno 107] Transport endpoint is not connected: '/opt/airflow/logbucket/dag_id=xxx/run_id=scheduled__2023-07-31T00:00:00+00:00/task_id=begin_drop_day_driving_table'"
 #   (GoogleCloudPlatform/gcs-fuse-csi-driver#50: the message as a logger quoted it, one closing quote after it)
+#  OSError: [Errno 107] Transport endpoint is not connected: b'/output/lgy/log/3/events.out.tfevents.1720755089 .trainingjob-a12175629749448704103746-task2-0.13.0'
+#   (yandex-cloud/k8s-csi-s3#124, a TensorBoard event file on an s3 FUSE mount: a file named by bytes, whose %R is b'...')
 OS_ERROR = re.compile(
     r"\b(?P<exc>[A-Za-z_][\w.]{0,80}(?:Error|Exception)): \[Errno (?P<num>\d{1,4})\] (?P<text>[^\n:'\"]{0,199}[^\s:'\".])"
-    r"(?:: (?P<q>['\"])(?P<file>[^\n'\"]{0,1000})(?P=q)(?: -> ['\"][^\n'\"]{0,1000}['\"])?)?\.?['\"]?[ \t]*\r?$", re.M)
+    r"(?:: b?(?P<q>['\"])(?P<file>[^\n'\"]{0,1000})(?P=q)(?: -> b?['\"][^\n'\"]{0,1000}['\"])?)?\.?['\"]?[ \t]*\r?$", re.M)
 # safetensors_rust.SafetensorError: Error while serializing: IoError(Os { code: 28, kind: StorageFull, message: "No space left on device" })
 RUST_OS_ERROR = re.compile(r"\bOs \{ code: (?P<num>\d{1,4}), kind: \w{1,40}, message: \"(?P<text>[^\"\n]{1,200})\" \}")
 #   the Python exception that quotes it, in the line before it (a rank or logger prefix may precede), or safetensors'

@@ -12,13 +12,18 @@ torch/utils/data/dataloader.py (_MultiProcessingDataLoaderIter) raises, in the t
   `torch.multiprocessing.set_sharing_strategy('file_system')` at the beginning of your code")`` when
   _try_get_data, after a failed get from the workers' queue, cannot open a few temporary files: the
   process's descriptors are used up (the default file_descriptor sharing strategy holds one per
-  shared tensor).
+  shared tensor). Before PyTorch 1.5 (pytorch/pytorch#34768) the same exhaustion reached the user as
+  multiprocessing's own error, ``RuntimeError: received 0 items of ancdata`` (Lib/multiprocessing/reduction.py
+  recvfds: ``'received %d items of ancdata' % len(ancdata)``, the kernel dropping the descriptors a worker sent
+  over its socket because the receiver had none left), and it still does where a tensor's descriptor is received
+  outside that path (a pin-memory or another queue's get).
 
 Sample lines (real: public repositories' notes and code comments quoting them, found with the code
 index's exact-string search)::
 
     RuntimeError: DataLoader timed out after 120 seconds
     RuntimeError: Too many open files. Communication with the workers is no longer possible. Please increase the limit using `ulimit -n` in the shell or change the sharing strategy by calling `torch.multiprocessing.set_sharing_strategy('file_system')` at the beginning of your code
+    **Error**: `RuntimeError: received 0 items of ancdata` raised during validation when running training on GPU nodes on cluster Laffitte.    (DonsetPG/graph-physics#22)
 
 Facts: ``dataloader_failure`` per line (``event`` ``timeout`` with the seconds, or ``open_files_limit``).
 A worker killed by a signal (``DataLoader worker (pid N) is killed by signal: ...``) is torch_log's
@@ -38,6 +43,9 @@ KIND = "torch_dataloader"
 _TIMEOUT = re.compile(r"\bDataLoader timed out after (?P<s>\d{1,9}(?:\.\d{1,6})?) seconds")
 # RuntimeError: Too many open files. Communication with the workers is no longer possible. Please increase the limit ...
 _FD_LIMIT = re.compile(r"\bToo many open files\. Communication with the workers is no longer possible")
+# **Error**: `RuntimeError: received 0 items of ancdata` raised during validation ...   (DonsetPG/graph-physics#22)
+#   (multiprocessing.reduction.recvfds; only as the RuntimeError raised, a sentence naming the words is no error)
+_ANCDATA = re.compile(r"\bRuntimeError: received \d{1,3} items of ancdata\b")
 # The pin-memory thread's exception, re-raised in the main process by ExceptionWrapper.reraise() as
 # "Caught {exc_type.__name__} {where}." (torch/utils/data/_utils/pin_memory.py: where=f"in pin memory thread for device
 # {device_id}"; "...for device {}".format() before 1.9), then the thread's "Original Traceback" ending in its own line:
@@ -52,7 +60,7 @@ _PIN_EXITED = re.compile(r"\bPin memory thread exited unexpectedly")
 _EXC_LINE = re.compile(r"^\s{0,8}(?:[\w.]{1,60}\.)?(?P<name>\w{1,40}(?:Error|Exception)): (?P<text>\S.{0,300})$")
 _PINNED_OOM = re.compile(r"\bout of memory\b|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY")
 _MARK = re.compile(r"DataLoader timed out after |Communication with the workers is no longer possible| in pin memory thread for device "
-                   r"|Pin memory thread exited unexpectedly")
+                   r"|Pin memory thread exited unexpectedly| items of ancdata")
 _ORIGINAL_SPAN = 120  # lines after the Caught line where its original traceback ends
 
 
@@ -75,7 +83,7 @@ def parse(artefact: Artefact) -> ParseResult:
     for n, line in iter_lines(_MARK, artefact):
         if (m := _TIMEOUT.search(line)) is not None:
             fb.add(DataLoaderFailure, n, event="timeout", seconds=float(m["s"]))
-        elif _FD_LIMIT.search(line) is not None:
+        elif _FD_LIMIT.search(line) is not None or _ANCDATA.search(line) is not None:
             fb.add(DataLoaderFailure, n, event="open_files_limit")
         elif (m := _PIN_THREAD.search(line)) is not None:
             err = _original_error(artefact.lines, n)
@@ -90,4 +98,4 @@ def parse(artefact: Artefact) -> ParseResult:
 
 
 #: line signatures (facts/classify.py)
-SIGNATURES = (_TIMEOUT, _FD_LIMIT, _PIN_THREAD, _PIN_EXITED)
+SIGNATURES = (_TIMEOUT, _FD_LIMIT, _PIN_THREAD, _PIN_EXITED, _ANCDATA)

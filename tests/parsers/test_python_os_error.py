@@ -126,6 +126,19 @@ def test_enotconn_quoted_by_a_logger():
     assert fact.filename.startswith("/opt/airflow/logbucket/dag_id=xxx/")
 
 
+def test_enotconn_on_a_file_named_by_bytes():
+    # a bytes path, whose repr CPython's OSError_str prints as b'...' (yandex-cloud/k8s-csi-s3#124: TensorBoard's event file)
+    text = (FIX / "k8scsis3_124_enotconn_bytes_path.txt").read_text()
+    (fact,) = parse_text(text).facts
+    assert (fact.evidence.line, fact.errno_name, fact.on_device_file) == (1, "ENOTCONN", False)
+    assert fact.filename.startswith("/output/lgy/log/3/events.out.tfevents.")
+    # CONSTRUCTED: the two-file form with bytes names, and a bytes path under /dev/shm
+    (fact,) = parse_text("OSError: [Errno 18] Invalid cross-device link: b'/a' -> b'/b'\n").facts
+    assert fact.filename == "/a"
+    (fact,) = parse_text("OSError: [Errno 28] No space left on device: b'/dev/shm/x'\n").facts
+    assert fact.on_dev_shm
+
+
 @pytest.mark.parametrize("name,want", [
     # TensorFlow's IOError form "<file>; <strerror>" (tensorflow/core/platform/errors.cc IOError), after the status'
     # code (C++ op log, the Python class) or the message that reports it (the coordinator's, the estimator's)

@@ -430,6 +430,8 @@ CASES = [
     ("cufile_log", "_LINE",  # NVIDIA/gds-nvidia-fs#4 (fixtures/artefacts/cufile_log)
      " 11-10-2023 15:49:51:316 [pid=1502618 tid=1503329] ERROR  0:1072 Inc-bar-usage failed: size 524288000 remaining bytes 281018368",
      {"level": "ERROR", "where": "0:1072", "msg": "Inc-bar-usage failed: size 524288000 remaining bytes 281018368"}),
+    ("torch_serialization", "_SAFETENSORS",  # huggingface/diffusers#5520 (fixtures/artefacts/torch_serialization)
+     "safetensors_rust.SafetensorError: Error while deserializing header: HeaderTooLarge", {"err": "HeaderTooLarge", "detail": ""}),
     ("torch_serialization", "_POS", "RuntimeError: [enforce fail at inline_container.cc:603] . unexpected pos 155797120 vs 155797008",
      (31, 95)),  # fixtures/artefacts/torch_serialization/writer_failed_then_unexpected_pos.txt
     ("ucx_log", "_SHMGET",  # open-mpi/ompi#6084 (fixtures/artefacts/ucx_log/ompi6084_shmget_hugetlb_eperm.log)

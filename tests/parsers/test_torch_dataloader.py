@@ -19,6 +19,8 @@ def parse_text(text: str):
 @pytest.mark.parametrize("name,want", [
     ("timeout_120s.txt", [(1, "timeout", 120.0)]),
     ("too_many_open_files_workers.txt", [(1, "open_files_limit", None)]),
+    # multiprocessing's own error for the same exhaustion (before PyTorch 1.5's check; DonsetPG/graph-physics#22)
+    ("graphphysics22_received_0_items_of_ancdata.txt", [(1, "open_files_limit", None)]),
 ])
 def test_real_lines(name, want):
     text = (FIX / name).read_text()
@@ -31,6 +33,9 @@ def test_real_lines(name, want):
     # MXNet's Gluon DataLoader says it otherwise, and a DataLoader's timeout argument is no failure
     ("Worker timed out after 120 seconds. This might be caused by \n", []),
     ("DataLoader(dataset, num_workers=8, timeout=120)\n", []),
+    # CONSTRUCTED: the error behind a rank's label; the words in a sentence, not raised, are no error
+    ("[rank0]: RuntimeError: received 0 items of ancdata\n", [(1, "open_files_limit", None)]),
+    ("DataLoader RunTime error (received 0 items of ancdata) : pbm w/ FD sharing strategy\n", []),
 ])
 def test_forms(text, want):
     assert parse_text(text) == want

@@ -55,3 +55,28 @@ def test_reader_forms(text, want):
     facts = [f for f in parse_text(text).facts if f.kind == "torch_load_archive_unreadable"]
     assert [(f.step, f.detail) for f in facts] == want
     assert torch_serialization.detect(text) == bool(want)
+
+
+@pytest.mark.parametrize("text,want", [
+    # safetensors before 0.6: the error's variant name (huggingface/diffusers#5520, OpenMotionLab/MotionGPT3#4)
+    ((FIX / "diffusers5520_safetensors_header_too_large.txt").read_text(), [(2, "header_too_large", None)]),
+    ((FIX / "motiongpt3_4_from_pretrained_header_too_large.txt").read_text(), [(4, "header_too_large", None)]),
+    # 0.6 on: its Display text (safetensors/safetensors#668, 0.6.2)
+    ((FIX / "safetensors668_header_too_large_display.txt").read_text(), [(7, "header_too_large", None)]),
+    # CONSTRUCTED: the binding's throw filled in with read_metadata's other variants and #616's texts (safetensors/src/tensor.rs)
+    ("safetensors_rust.SafetensorError: Error while deserializing header: MetadataIncompleteBuffer\n",
+     [(1, "metadata_incomplete_buffer", None)]),
+    ("Error while deserializing header: incomplete metadata, file not fully covered\n", [(1, "metadata_incomplete_buffer", None)]),
+    ("Error while deserializing header: InvalidHeaderDeserialization\n", [(1, "invalid_header_deserialization", None)]),
+    ("Error while deserializing header: InvalidHeaderLength\n", [(1, "invalid_header_length", None)]),
+    ("Error while deserializing header: InvalidOffset(\"model.embed.weight\")\n", [(1, "invalid_offset", '"model.embed.weight"')]),
+    ("Error while deserializing header: invalid JSON in header: EOF while parsing a string at line 1 column 80\n",
+     [(1, "invalid_header_deserialization", "EOF while parsing a string at line 1 column 80")]),
+    # a variant name run on into another word, and another program's header error: not safetensors'
+    ("Error while deserializing header: HeaderTooLargeForBuffer\n", []),
+    ("Error while deserializing header: bad magic\n", []),
+])
+def test_safetensors_forms(text, want):
+    facts = [f for f in parse_text(text).facts if f.kind == "safetensors_header_unreadable"]
+    assert [(f.evidence.line, f.error, f.detail) for f in facts] == want
+    assert torch_serialization.detect(text) == bool(want)
