@@ -13,6 +13,8 @@ line carries NCCL's prefix") that it would otherwise test with a pass of its own
 members of the same set; :func:`gate` gives a reader the answer for the text last scanned (None
 for any other text: the reader then runs its own pass), and :func:`found` the same of one of its
 ``SIGNATURES`` (a reader of several line forms looks only for those whose signature occurs).
+A gate built from a knowledge file is declared by a function ``text_gates()`` instead (called when
+the set is built, not at import: a module's import loads no knowledge).
 
 A signature with a bounded repetition (``{1,40}``) joins the set as :func:`relaxed` (the bound
 dropped: it matches wherever the signature does), and a text that member occurs in is searched with the
@@ -217,12 +219,18 @@ def build(parsers: tuple[ModuleType, ...], relax: bool = True, also: tuple[Modul
             owner.append(i)
     add(PLAIN_GATE.pattern)  # the wrapper gate (Classifier.scan)
     # then facts/lines.py's and the readers' text gates (gate())
-    gates = tuple(dict.fromkeys((UNCUT_GATE.pattern, GLUE_GATE.pattern, *(g.pattern for mod in (*parsers, *also) for g in getattr(mod, "TEXT_GATES", ())))))
+    gates = tuple(dict.fromkeys((UNCUT_GATE.pattern, GLUE_GATE.pattern, *(g.pattern for mod in (*parsers, *also) for g in text_gates(mod)))))
     for g in gates:
         add(g)
     rset.Compile()
     return Classifier(parsers=parsers, owner=tuple(owner), always=tuple(always), rset=rset, gates=gates,
                       sources=tuple(sources), exact=exact)
+
+
+def text_gates(mod: ModuleType) -> tuple:
+    """A reader module's gates: its ``TEXT_GATES`` and what its ``text_gates()`` builds (from knowledge)."""
+    built = getattr(mod, "text_gates", None)
+    return (*getattr(mod, "TEXT_GATES", ()), *(built() if callable(built) else ()))
 
 
 @lru_cache(maxsize=1)
