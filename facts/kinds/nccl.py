@@ -1081,6 +1081,23 @@ class NcclTopoNic(Fact):
 
 
 @fact_kind
+class NcclTopoNicLink(Fact):
+    """A NIC in the topology NCCL prints (``NCCL_DEBUG_SUBSYS=GRAPH``): the PCIe link NCCL gives it
+    and the network port under it, each as the bandwidth NCCL's model assigns (GB/s). NCCL models a
+    PCIe link as width x per-lane rate / 80 (Gen3 x16: 12.0, Gen4 x16: 24.0, Gen5 x16: 48.0; an
+    unreadable speed counts as Gen3, an unreadable width as x16) and a port as its speed in Mb/s /
+    8000 (HDR 200 Gb/s: 25.0, NDR 400 Gb/s: 50.0)."""
+
+    kind: Literal["nccl_topo_nic_link"] = "nccl_topo_nic_link"
+    nic: str  # "NIC/5000" as NCCL prints the node ("NIC/0-5000" from 2.19: system id, local id)
+    net: str  # "NET/0": the network device NCCL numbers in its "NET/IB : Using [0]mlx5_0:1" list
+    pci_gbps: float  # the NIC's own PCIe link: "+ PCI[12.0] - NIC/5000"
+    net_gbps: float  # the port's rate: "+ NET[25.0] - NET/0 (...)"
+    ratio: float  # pci_gbps / net_gbps, rounded to 2 places
+    pid: int | None = None
+
+
+@fact_kind
 class NcclRasIssue(Fact):
     """One entry of the Errors or Warnings section of NCCL's RAS status report (``ncclras``, NCCL
     2.24 and later; src/ras/client_support.cc): a job process RAS considers dead or that gave it no
