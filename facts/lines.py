@@ -194,8 +194,14 @@ _CLOUD_VIEWER = re.compile(
 # 2024-05-01T12:00:00.123456789Z stdout F gpu-operator-validator: Failed to initialize NVML
 # 2023-09-12T08:14:05.000000001Z I0912 08:14:05.123 1 main.go:154] Starting FS watcher.
 # (one blank after each field: the line's own indentation stays)
+# A CRI log file's time is the node's local time with its offset, not always UTC: containerd writes Go's
+# time.RFC3339Nano ("Z" only on a node kept in UTC), CRI-O "%Y-%m-%dT%H:%M:%S.%9N%:z" (OpenTelemetry's container
+# parser), so a node in UTC+8 writes (sgl-project/sglang#8336, a pod's /var/log/containers file):
+# 2025-07-25T07:53:08.21748708+08:00 stdout F [2025-07-25 07:53:08 TP2] Scheduler hit an exception: Traceback (most recent call last):
+# (an offset only with the stream and its tag after it: "<time>+08:00 host kernel: ..." stays journald's)
 _CONTAINER_TS = re.compile(
-    r"\n\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z[ \t](?:(?:stdout|stderr) [FP][ \t])?"
+    r"\n\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z[ \t](?:(?:stdout|stderr) [FP][ \t])?"
+    r"|[+-]\d\d:?\d\d[ \t](?:stdout|stderr) [FP][ \t])"
     r"(?![A-Za-z0-9][\w.-]* [\w./-]+(?:\[\d+\])?: )",  # "node1 kernel: ..." is journald's: kept
 )
 # Loki's logcli query, default output (grafana/loki pkg/logcli/output/default.go: fmt.Sprintf("%s %s %s", the
@@ -1186,7 +1192,7 @@ def _strip(text: str, plain: bool = False) -> str:
             out = _LOGCLI.sub("\n", out)
         if "Z " in out and "\t" in out:
             out = _GH_RUN_LOG.sub("\n", out)
-        if "Z " in out or "Z\t" in out:
+        if "Z " in out or "Z\t" in out or " stdout " in out or " stderr " in out:
             out = _CONTAINER_TS.sub("\n", out)
         if "##[" in out:
             out = _GHA_TAG.sub("\n", out)

@@ -35,6 +35,8 @@ CASES = [
 # lines whose prefix belongs to their format (the owning parser reads host, time or rank from it)
 KEPT = [
     "2024-05-01T12:00:00.123456Z node1 kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.",
+    # CONSTRUCTED: journald's short-iso with the node's offset, a host and a tag (no stream): the kernel log's
+    "2024-05-01T12:00:00+08:00 node1 kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.",
     "Dec 02 09:56:04 node1 kernel: mlx5_core 0000:d2:00.0: mlx5_cmd_out_err:838:(pid 1441871): ACCESS_REG(0x805) op_mod(0x1) failed",
     "    GPU Current Temp                  : 32 C",
     "1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536 qdisc noqueue state UNKNOWN",
@@ -71,6 +73,12 @@ WRAPPED = [
     ('{"log":"log message\\n","stream":"stderr","time":"2019-04-30T02:12:41.8443515Z"}', "log message"),
     # the CRI format of /var/log/pods (Grafana Loki's cri stage)
     ("2019-04-30T02:12:41.8443515Z stdout F message", "message"),
+    # ... whose time is the node's local time with its offset (containerd's time.RFC3339Nano; sgl-project/sglang#8336)
+    ("2025-07-25T07:53:08.21748708+08:00 stdout F [2025-07-25 07:53:08 TP2] Scheduler hit an exception: Traceback (most recent call last):",
+     "Scheduler hit an exception: Traceback (most recent call last):"),
+    # CONSTRUCTED: CRI-O's "%Y-%m-%dT%H:%M:%S.%9N%:z", a partial line ("P") on stderr
+    ("2025-07-25T07:53:08.217488644-05:00 stderr P RuntimeError: CUDA error: an illegal memory access was encountered",
+     "RuntimeError: CUDA error: an illegal memory access was encountered"),
     # kubectl logs --prefix (kubectl pkg/cmd/logs: "[pod/%s/%s] ")
     ("[pod/trainer-worker-0/pytorch] node1:1633:1633 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>",
      "node1:1633:1633 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>"),

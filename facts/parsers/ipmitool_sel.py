@@ -63,13 +63,16 @@ SENSOR_TYPES = tuple(sorted({
 #    1 | 01/01/2000 | 00:15:20 | System Firmware Progress #0x05 | Motherboard initialization | Asserted
 #    9 | 01/02/2024 | 10:07:00 | Power Unit PWR_STATUS | Power off/down | Asserted      (the format below, ipmi_sel.h's Power Unit string)
 #   3a | 12/14/22 | 23:09:44 CET | Memory #0x88 | Correctable ECC (CPU0_G1) | Asserted      (1.8.19: 2-digit year, zone)
+#   6a | 04/12/2024 | 03:27:29 PM CDT | Critical Interrupt | Bus Correctable error () | Asserted
+#        (1.8.19 in a 12-hour locale: lib/ipmi_time.c prints the date "%x" and the time "%X %Z", the locale's own forms;
+#         illinois-scicomp/machine-shop-maintenance#76)
 #    1 |  Pre-Init  |0000000013| Power Supply PS1 Status | Failure detected | Asserted     (before the BMC's clock was set)
 #    1 | 01/02/2024 | 10:00:00 | Temperature GPU1_Temp | Upper Critical going high | Asserted | Reading 96 > Threshold 90 degrees C
 # (linear: the blanks around "|" taken whole (\s*+: no column starts with a blank), sensor and description
 #  end on a non-blank and the reading is greedy to its last non-blank, as the shortest match did; lazily,
 #  a long run of blanks in a column was scanned to its end once per step into it)
 _ROW = re.compile(
-    r"^\s*+(?P<id>[0-9a-fA-F]{1,4}) \|\s*+(?:(?P<date>\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}) \| (?P<time>\d{1,2}:\d{2}:\d{2}(?: [A-Z]{2,5})?)"
+    r"^\s*+(?P<id>[0-9a-fA-F]{1,4}) \|\s*+(?:(?P<date>\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}) \| (?P<time>\d{1,2}:\d{2}:\d{2}(?: [AP]M)?(?: [A-Z]{2,5})?)"
     r"|Pre-Init\s*+\|\s*+(?P<uptime>\d+))\s*+\|\s*+(?P<sensor>(?:[^|]{0,299}?[^|\s])??)\s*+\|\s*+(?P<desc>(?:[^|]{0,299}?[^|\s])??)\s*+\|\s*+"
     r"(?P<dir>Asserted|Deasserted)\s*+(?:\|\s*+(?P<reading>(?:.*\S)?))?\s*$"
 )

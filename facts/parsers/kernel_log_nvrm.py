@@ -64,6 +64,14 @@ _INIT_FAILED = re.compile(rf"NVRM: (?:GPU (?P<bdf>{_BDF}): )?RmInitAdapter faile
 # the line cut at the paste's edge before its number (Talos's dmesg, siderolabs/talos#6206):
 # 10.0.20.203: kern: warning: [2022-09-02T19:03:17.236812838Z]: NVRM: GPU 0000:01:00.0: rm_init_adapter failed, device minor number
 _RM_INIT = re.compile(rf"NVRM: (?:GPU (?P<bdf>{_BDF}): )?rm_init_adapter failed(?:, device| for device bearing) minor number(?: (?P<minor>\d+)|\s*$)")
+# The open of /dev/nvidiaN that asked for the adapter, failing with the init's error (-EIO), from drivers with the
+# frontend module (nv-frontend.c nvidia_frontend_open: printk("NVRM: %s: minor %d, module->open() failed, error %d\n")):
+# the third line of the same failure (Bumblebee-Project/Bumblebee#722):
+# [87669.726564] NVRM: RmInitAdapter failed! (0x26:0xffff:1375)
+# [87669.726572] NVRM: rm_init_adapter failed for device bearing minor number 0
+# [87669.726589] NVRM: nvidia_frontend_open: minor 0, module->open() failed, error -5
+# (alone, without the init's lines before it, the open's failure is no companion: read as any failed NVRM line)
+_FRONTEND_OPEN = re.compile(r"NVRM: nvidia_frontend_open: minor \d+, module->open\(\) failed, error -?\d+")
 # NVRM: API mismatch: the client has the version 535.113.01, but
 # NVRM: API mismatch: the client 'gnome-shell' has the version 595.58.03,
 # NVRM: API mismatch: the client 'python3' (pid 4242)      (575 on, osapi.c: the version on the next line)
@@ -353,6 +361,18 @@ def _init_fields(code: str | None) -> dict:
     return {"status": codes.get(rm, ""), "init_stage": stage}
 
 
+
+def _init_companions(lines: list[str], ln: int, used: set[int]) -> None:
+    """Take the lines right after 1-based ``ln`` (an init failure's line) that repeat its failure: after RmInitAdapter's
+    line its minor number's (:data:`_RM_INIT`), then the frontend's failed open of that minor (:data:`_FRONTEND_OPEN`)."""
+    k = ln  # 0-based: the line after ``ln``
+    if k < len(lines) and _RM_INIT.search(lines[ln - 1]) is None and _RM_INIT.search(lines[k]) is not None:
+        used.add(k + 1)
+        k += 1
+    if k < len(lines) and _FRONTEND_OPEN.search(lines[k]) is not None:
+        used.add(k + 1)
+
+
 def _init_details(lines: list[str], ln: int) -> tuple[str | None, bool]:
     """The detail lines the driver printed before ``RmInitAdapter failed!`` on line ``ln``: the
     first one (what failed) and whether one says the GPU may need a reset."""
@@ -504,13 +524,13 @@ def parse_nvrm(b: FactBuilder, ln: int, msg: str, common: dict, lines: list[str]
         add("rm_init_adapter_failed", m["bdf"], code=m["code"], detail=detail, reset_hint=hint,
             **_init_fields(m["code"]))
         used.add(ln)
-        # its companion "rm_init_adapter failed, device minor number 0" says nothing more
-        if ln < len(lines) and _RM_INIT.search(lines[ln]):
-            used.add(ln + 1)
+        # its companions "rm_init_adapter failed, device minor number 0" and the frontend's failed open say nothing more
+        _init_companions(lines, ln, used)
         return True
     if (m := _RM_INIT.search(msg)) is not None:
         add("rm_init_adapter_failed", m["bdf"])
         used.add(ln)
+        _init_companions(lines, ln, used)
         return True
     if (m := _API_MISMATCH.search(msg)) is not None:
         text, block = _joined(lines, ln, _API_END)

@@ -399,7 +399,13 @@ _REPORTER = re.compile(r"(?<![\w/])(?:I|I'm|I've|I'd)(?![\w/])|\b(?:my|me)\b|\b(
                        # Note: `ib_write_bw -R` reported error.  Not sure why `rdma_cm` isn't usable in the container, as the
                        #   device file looks normal.     (Mellanox/k8s-rdma-shared-dev-plugin#54: the first person elided, a
                        #   hedge no program prints)
-                       r"|\b[Nn]ot sure (?:why|if|whether|how|what)\b")
+                       r"|\b[Nn]ot sure (?:why|if|whether|how|what)\b"
+                       # The failure began at the first concurrent non-empty-context cell (`8k/C2`) after a C1 sweep
+                       #   through 256k, so concurrent HiCache KV/Mamba restoration appears suspicious.
+                       #   (ormandj/sglang-glm53-flash-sm120#2: the first person elided; a suspicion and a failure told
+                       #   as a story are the reporter's, no program says either)
+                       r"|\b(?:appears?|seems?|looks?) (?:to be )?(?:suspicious|suspect|related|responsible)\b"
+                       r"|^\W*The (?:failure|error|crash|hang|problem|issue) (?:began|started|first appeared|happened|occurred) (?:at|when|after|during|on|in)\b")
 _WORDS = re.compile(r"[A-Za-z']+")
 
 

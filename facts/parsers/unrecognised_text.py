@@ -87,6 +87,9 @@ FAILURE_WORDS = re.compile(
     r"|detected stalls on CPU|self-detected stall|Hardware Error)"
     # Traceback (most recent call last):       (read as the exception line that ends it)
     r"|^\s*Traceback \(most recent call last\):"
+    # Scheduler hit an exception: Traceback (most recent call last):     (a logger's record ending in the header, the
+    #   same; _LOGGED_TRACEBACK, sgl-project/sglang#8336)
+    r"|^[ \t]*\S+[ \t][^\n]*\S: Traceback \(most recent call last\):?[ \t]*$"
     # torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
     # ValueError: Expected input batch_size (32) to match target batch_size (16).
     # Exception: Server process terminated unexpectedly.       (Python's bare Exception; THUDM/slime#1326, harvest 2504)
@@ -801,7 +804,7 @@ def parse(artefact: Artefact) -> ParseResult:
             if not above:
                 b.add(TextErrorLine, header, message=lines[header - 1].strip()[:400])
             continue
-        if message.startswith("Traceback (most recent call last)"):
+        if message.startswith("Traceback (most recent call last)") or _LOGGED_TRACEBACK.search(message) is not None:
             end = _traceback_end(lines, line)
             if end != line and _ANY_ERROR.search(lines[end - 1]):
                 result.lines_used += 1  # the header of the exception read on its own line below
@@ -1000,7 +1003,7 @@ def unread_failures(artefact: Artefact, cited: set[int], owners=(), read: set[in
 
     chains = _ray_chains(artefact.text, lines) if failing else {}
     for line, text in iter_lines(FAILURE_WORDS, artefact) if failing else ():
-        if text.lstrip().startswith("Traceback (most recent call last)"):
+        if text.lstrip().startswith("Traceback (most recent call last)") or _LOGGED_TRACEBACK.search(text.strip()):
             start, line = line, _traceback_end(lines, line)  # the exception's own line says what failed
             if line == start and (shown := cut_traceback(lines, start)) is not None:
                 done.add(start)  # its exception line cut off: the capture is incomplete, no error line to quote
@@ -1014,6 +1017,7 @@ def unread_failures(artefact: Artefact, cited: set[int], owners=(), read: set[in
     if raw_hit:  # normalisation is line for line: a raw line's number is the artefact's
         for line, _ in iter_lines(FAILURE_WORDS, Artefact(path=artefact.path, text=raw, node=artefact.node)):
             if line not in done and line <= len(lines) and not lines[line - 1].lstrip().startswith("Traceback") \
+                    and _LOGGED_TRACEBACK.search(lines[line - 1].strip()) is None \
                     and not _traceback_body(lines, line):  # (the frames of a traceback its logger printed at ERROR)
                 take(line, lines[line - 1], wrapped=True)  # the message is what the line says, its wrapper off
     if kernel:
@@ -1090,6 +1094,16 @@ def _logger_records(raw: str, lines: list[str]) -> dict[int, int]:
                 out[r + 1] = (told[-1] if told else i) + 1
         i = j
     return out
+
+
+# A logger's record whose message ends in the traceback it formats (traceback.format_exc() after the program's words,
+# the traceback's header on the record's line and its frames on the lines below): the header all the same, the
+# traceback's exception line (or its cut) says what failed. SGLang's scheduler (srt/managers/scheduler.py
+# run_scheduler_process: logger.error(f"Scheduler hit an exception: {traceback}"), sgl-project/sglang#8336):
+# [2025-07-25 07:53:08 TP2] Scheduler hit an exception: Traceback (most recent call last):
+# (the program's words hold a blank: an exception whose message is a formatted traceback, Ray Serve's
+#  "RuntimeError: Traceback (most recent call last):" of ray-project/kuberay#3436, is the error line itself)
+_LOGGED_TRACEBACK = re.compile(r"^\S+\s[^\n]*\S: Traceback \(most recent call last\):?\s*$")
 
 
 def _traceback_end(lines: list[str], start: int) -> int:

@@ -65,6 +65,20 @@ def test_timestamp_detail_and_reading():
     assert r.facts[0].reading == "Reading 96 > Threshold 90 degrees C"
 
 
+def test_real_12_hour_locale_row():
+    # ipmitool 1.8.19 prints the locale's "%X %Z": in a 12-hour locale the time carries AM/PM before the zone
+    # (fixture: illinois-scicomp/machine-shop-maintenance#76), a row that was skipped unread
+    r = parse_fixture(ipmitool_sel, "ipmitool_sel/machineshop76_sel_12hour_bus_correctable.txt")
+    (f,) = r.facts
+    assert (f.kind, f.record_id, f.date, f.time) == ("ipmi_sel_event", "6a", "04/12/2024", "03:27:29 PM CDT")
+    assert (f.sensor_type, f.description, f.detail, f.event) == ("Critical Interrupt", "Bus Correctable error", None,
+                                                                  "pcie_bus_degraded")
+    assert r.lines_used == 1
+    # CONSTRUCTED: the same row in the morning, without a zone (TZ unset: "%Z" empty), still a row
+    r = parse_fixture(ipmitool_sel, text="  6b | 04/13/2024 | 09:05:11 AM | Critical Interrupt | Bus Correctable error () | Asserted\n")
+    assert [x.time for x in r.facts] == ["09:05:11 AM"]
+
+
 def test_real_firmware_progress_log_is_all_records():
     r = parse_fixture(ipmitool_sel, "ipmitool_sel/opbuild594_sel_list_firmware_progress.txt")
     assert r.lines_used == 12 and {f.kind for f in r.facts} == {"ipmi_sel_record"}

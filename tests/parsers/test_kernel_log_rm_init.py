@@ -122,6 +122,22 @@ def test_older_companion_line_is_part_of_the_init_failure():
     assert f.message_kind == "rm_init_adapter_failed"
 
 
+def test_frontend_open_failure_is_part_of_the_init_failure_real_paste():
+    # Bumblebee-Project/Bumblebee#722: drivers with the frontend module follow the init's two lines with the failed
+    # open of /dev/nvidiaN (nv-frontend.c "NVRM: %s: minor %d, module->open() failed, error %d"): the same failure
+    r = kernel_log.parse(Artefact(path="dmesg.log", text=(FIX / "bumblebee722_rm_init_frontend_open_failed.log").read_text(), node="n1"))
+    assert [(f.evidence.line, f.message_kind) for f in r.facts if f.kind == "nvrm_error"] == [
+        (1, "rm_init_adapter_failed"), (4, "rm_init_adapter_failed")]
+    assert r.lines_used == 6
+    # CONSTRUCTED: the failed open right after the minor number's line alone still goes with it
+    facts = _nvrm("[1.0] NVRM: rm_init_adapter failed for device bearing minor number 1\n"
+                  "[1.0] NVRM: nvidia_frontend_open: minor 1, module->open() failed, error -5\n")
+    assert [f.message_kind for f in facts] == ["rm_init_adapter_failed"]
+    # CONSTRUCTED: the failed open alone (no init failure before it) is an error no rule explains, never dropped
+    facts = _nvrm("[1.0] NVRM: nvidia_frontend_open: minor 0, module->open() failed, error -5\n")
+    assert [f.message_kind for f in facts] == ["other"]
+
+
 def test_dmesg_quoted_as_list_without_nvrm_tag_real_paste():
     # NVIDIA/open-gpu-kernel-modules#1104: the reporter's list of dmesg's messages, "NVRM: " left out; the WPR2 line
     # is the branch of _kgspBootGspRm that says the GPU may need a reset (the hint's line itself not pasted)

@@ -207,6 +207,22 @@ def test_a_programs_line_is_no_reporters_sentence(line):
     assert not ticket_prose.reported_error(line)
 
 
+def test_a_suspicion_and_a_story_are_the_reporters_sentences():
+    # ormandj/sglang-glm53-flash-sm120#2: the first person elided, a failure told as a story and a suspicion
+    text = (ROOT / "fixtures/artefacts/ticket_prose/sglangglm53_2_summary_suspicion_untold_first_person.md").read_text()
+    lines = text.split("\n")
+    assert [n for n in ticket_prose.reported_errors(lines)] == [5]
+    from stethoscope.facts.parsers import unrecognised_text
+    art = Artefact(path="t.txt", text=text, node="n1")
+    art.normalise()
+    assert [f for f in unrecognised_text.parse(art).facts if f.kind == "text_error_line"] == []
+    # CONSTRUCTED near misses: a program's line that says something appears (its own failure form), a story's verb
+    # without its time
+    assert not ticket_prose.reported_error(
+        "ERROR: An NVIDIA kernel module 'nvidia-drm' appears to already be loaded in your kernel, so the installer failed.")
+    assert not ticket_prose.reported_error("The failure began because the NCCL communicator could not be created on rank 3")
+
+
 def test_environment_lists_and_bold_keys_are_prose():
     # NVIDIA/nccl#384: "PCIE: Gen3 16X" among the environment fields; the figures and settings read
     fs = facts("nccl384_shm_figures_env_fields.txt")

@@ -739,10 +739,12 @@ def _cut(text: str, fallback: bool):
 
 
 @pytest.mark.parametrize("fallback", [True, False])
-@pytest.mark.parametrize("name, header", [("fixmatch2_spawn_traceback_cut_in_its_frames.log", 15),
-                                          ("navillm34_torchrun_traceback_cut_wrapped.log", 1)])
+@pytest.mark.parametrize("name, header", [("torch_log/fixmatch2_spawn_traceback_cut_in_its_frames.log", 15),
+                                          ("torch_log/navillm34_torchrun_traceback_cut_wrapped.log", 1),
+                                          # a logger's record ending in the header, under a CRI log file's stamps
+                                          ("unrecognised_text/sglang8336_cri_logged_traceback_cut.log", 1)])
 def test_a_traceback_cut_before_its_exception_line_is_a_cut_capture(name, header, fallback):
-    facts, limits = _cut((FIX / name).read_text(), fallback)
+    facts, limits = _cut((ROOT / "fixtures/artefacts" / name).read_text(), fallback)
     assert ("cut_short", header) in limits
     assert header not in [n for n, _ in facts]
     # the header alone on the text's last line, CRLF line ends (CONSTRUCTED)
@@ -778,7 +780,10 @@ def test_pytorchs_cpp_frames_without_their_error_are_a_cut_capture():
     'Traceback (most recent call last):\n  File "<string>", line 1, in <module>\nKeyboardInterrupt\n',
     'Traceback (most recent call last):\n  File "<string>", line 1, in <module>\nSystemExit: 1\n',
     # frames, then another program's line: the traceback ended
-    'Traceback (most recent call last):\n  File "train.py", line 316, in <module>\n    main(args)\nFAILED step 3\n'])
+    'Traceback (most recent call last):\n  File "train.py", line 316, in <module>\n    main(args)\nFAILED step 3\n',
+    # CONSTRUCTED: a logger's record ending in the header (SGLang's "Scheduler hit an exception: {traceback}"), whole
+    'Scheduler hit an exception: Traceback (most recent call last):\n  File "scheduler.py", line 2769, in run\n'
+    '    scheduler.event_loop_normal()\nRuntimeError: CUDA error: an illegal memory access was encountered\n'])
 def test_a_traceback_that_ends_is_no_cut_capture(text, fallback):
     facts, limits = _cut(text, fallback)
     assert limits == [] and facts  # an error line still says it (the exception's, else the traceback's header)
