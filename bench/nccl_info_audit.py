@@ -25,6 +25,8 @@ Session 40's run (v2.22.3-1 -> v2.30.7-1, 662 new formats): 654 inconclusive, 6 
 the faulty ones were 2.29's split-child Init lines ('childCount', parse problems), NCCL_IB_RESILIENCY's
 completion-error INFO line (a parse problem) and its 'to ERROR state' recovery lines (text errors),
 and os/linux.cc's connect retry (read by nccl_log_socket on purpose). bench/wild_sweep_rN5.md.
+Session 47's (round rW4, same releases): 649 inconclusive, 11 faulty, 2 healthy: NCCL_IB_RESILIENCY's recovery
+steps and give-ups are read as its WARN kinds (nccl_warn_kinds._INFO_KINDS), no longer text errors. bench/nccl_forms_rW4.md.
 """
 from __future__ import annotations
 

@@ -200,6 +200,14 @@ SAMPLES: list[str] = [
     "Error: Could not map view of file Local\\nccl-shm-4312-1 size 9637892, error code: 8",
     "Failed to load nvml.dll, error code: 126",
     "SetupDiGetClassDevs failed: 13",
+    # round rW4: NCCL_GDRCOPY_ENABLE=1 with libgdrapi.so missing or too old (misc/gdrwrap.cc: GDRAPI_LIBNAME and dlerror(),
+    # not fill()'s words; the line without dlerror first, for 2.18-2.29's "Failed to open %s"), Windows' code for a mask
+    # outside the allowed set (ERROR_INVALID_PARAMETER; fill() gave 111, which no Windows call returns)
+    "Failed to open libgdrapi.so",
+    "Failed to open libgdrapi.so - libgdrapi.so: cannot open shared object file: No such file or directory",
+    "ncclOsDlsym failed on gdr_runtime_get_version - /usr/lib/x86_64-linux-gnu/libgdrapi.so.2: undefined symbol: gdr_runtime_get_version",
+    "dlsym failed on gdr_runtime_get_version - /usr/lib/x86_64-linux-gnu/libgdrapi.so.2: undefined symbol: gdr_runtime_get_version",
+    "SetProcessAffinityMask failed with error: 87",
 ]
 
 

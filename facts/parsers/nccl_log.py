@@ -557,9 +557,9 @@ class NcclLogState:
                 return None
             if nccl_log_messages.handle(self, no, node, msg, ctx, src):  # mismatch, async events, plugins, shared memory
                 return None
-        elif msg.startswith(nccl_warn_kinds.INFO_AS_WARN) and (info_kind := nccl_warn_kinds.kind(msg)):
-            # an INFO that says what an older release's WARN said (2.27.3-2.30.4's "didn't receive a valid magic"): the
-            # nccl_warn of that kind, as the WARN gave
+        elif msg.startswith(nccl_warn_kinds.INFO_GATE) and (info_kind := nccl_warn_kinds.info_kind(msg)):
+            # an INFO that says what an older release's WARN said (2.27.3-2.30.4's "didn't receive a valid magic"), or what a
+            # WARN kind reports (NCCL_IB_RESILIENCY's recovery at INFO): the nccl_warn of that kind, as the WARN gave
             add(NcclWarn, no, node=node, source_file=src, source_line=int(srcline) if srcline else None,
                 message=msg, message_kind=info_kind, **ctx)
             return None

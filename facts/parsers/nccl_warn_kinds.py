@@ -178,7 +178,9 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
     #   GPUNetIO call of GIN's GDAKI backend (NCCL_GIN_TYPE=3: the GPU drives the NIC's queue pairs) returned a doca_error_t;
     #   ncclSystemError follows. v2.28.9-1 .. v2.29.x printed only INFO "%s:%d -> %d" there, which nothing here reads)
     #   (printf's %d of the doca_error_t: "DOCA failure 21" for DOCA_ERROR_DRIVER)
-    ("gin_gdaki_doca_failure", re.compile(r"^DOCA failure -?\d+\s*$")),
+    #   WARN("DOCA Error %d", docaStatus)   (v2.30.3-1 .. v2.30.7-1 gin_host_gdaki.cc:638: doca_gpu_verbs_create_qp_hl failed
+    #   with every doorbell mode NCCL retries, ncclSystemError)   DOCA Error 4
+    ("gin_gdaki_doca_failure", re.compile(r"^DOCA (?:failure|Error) -?\d+\s*$")),
     # WARN("Allocation failed. No suitable space found to accommodate size=0x%lx within limit=0x%lx", ...)   (allocator.cc
     #   ncclSpaceAlloc, :218 v2.28.3-1 .. :228 v2.30.7-1: a fixed range NCCL carves up is full; its callers: dev_runtime.cc's
     #   symmetric window registration (the per-rank symmetric virtual-address space, as large as the largest GPU's memory
@@ -359,7 +361,11 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
         r"|^No algorithm/protocol available for function \w+ with datatype \w+\. NCCL_(?:ALGO|PROTO) was set to "
         r"|^(?:Requested number of exclusive GIN contexts \(\d+\) exceeds|No shared contexts are available \(\d+ requested\))"
         r".*Use NCCL_GIN_NCONTEXTS"
-        r"|^VA represented by \{userPtr = \S+, size = \d+\} contains CPU-backed physical segments, but NCCL_ELASTIC_BUFFER_REGISTER is set to 0")),
+        r"|^VA represented by \{userPtr = \S+, size = \d+\} contains CPU-backed physical segments, but NCCL_ELASTIC_BUFFER_REGISTER is set to 0"
+        # round rW4: the plane ids NCCL_IB_HCA's entries give ("mlx5_0:1:<rail>:<plane>", misc/utils.cc parseStringList):
+        # more distinct planes than NCCL keeps, or one with its virtual-device bit (1<<14) set (net_ib/init.cc:103, 107, v2.30.7-1)
+        #   NCCL cannot use more than 14 plane IDs.        NCCL cannot use a plane ID that is 16384.
+        r"|^NCCL cannot use (?:more than \d+ plane IDs|a plane ID that is -?\d+)\.")),
     # a setting NCCL replaced with another value and went on (the operator's setting did not take effect)
     #   WARN("NCCL_NET_MERGE_POLICY: unknown value '%s', defaulting to ALL")  (graph/topo.cc:1757)
     #   WARN("Both NCCL_CTA_POLICY_ZERO and NCCL_CTA_POLICY_EFFICIENCY are set in CTAPolicy (%d). Unsetting POLICY_EFFICIENCY.")  (init.cc:2219)
@@ -399,7 +405,12 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
         r"|^Bootstrap Root : (?:localId -?\d+ is out of range|mismatch in info from procs)"
         r"|^Coll \w+ size \d+ symmetric registration check failed on rank \d+"
         r"|^MemManager: (?:Already suspended|Not in suspended state)\s*$"
-        r"|^Elastic GIN: rank \d+ (?:segment \d+ size \d+ differs|has \d+ segments but another rank has)")),
+        r"|^Elastic GIN: rank \d+ (?:segment \d+ size \d+ differs|has \d+ segments but another rank has)"
+        # round rW4: ncclCommGrow's handle from another grow than this rank's (init.cc:3266, ncclInvalidArgument), an RMA
+        # operation to a peer the communicator's RMA proxy has no connection to (net_ib/gin.cc:515, ncclInvalidUsage)
+        #   ncclCommGrow: magic mismatch computed by the root, got 5c1f0e2a9b3d4471 expected 7e2a1b4c5d6e7f80
+        #   RMA: trying to send to non-connected peer 5
+        r"|^ncclCommGrow: magic mismatch computed by the root|^RMA: trying to send to non-connected peer \d+")),
     # a feature the program asked NCCL for that this system, NCCL build, network or plugin does not offer (the call fails)
     #   WARN("Multimem pointer requested but system does not support multimem.")  (dev_runtime.cc:1670)
     #   WARN("One sided RMA: host RMA is not supported in this communicator.")  (enqueue.cc:2813; "symmetric registration" / "RMA proxy" 2.29.2-2.29.3)
@@ -431,7 +442,11 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
         r"|^MemManager: (?:MemStats|Suspend|Resume) not supported, memory manager is disabled"
         r"|^MemManager: (?:Suspend|Resume) failed, memory manager is disabled"
         r"|^Memory (?:suspend|resume) not supported with split_share communicators"
-        r"|^Fusing NET devices from different NUMA domains is not supported")),
+        r"|^Fusing NET devices from different NUMA domains is not supported"
+        # round rW4: NCCL built for a CPU architecture its topology code names none for (graph/xml.cc:498, v2.30.7-1: not
+        # ppc64, arm64 or x86_64; ncclInternalError, the communicator is not made)
+        #   getXmlFromCpu: Unknown CPU architecture
+        r"|^getXmlFromCpu: Unknown CPU architecture")),
     # GIN without GPUDirect RDMA   WARN("Unable to use GIN: Peermem is not supported, and device %d does not support DMA-BUF.")  (net_ib/gin.cc:42)
     # Unable to use GIN: Peermem is not supported, and device 0 does not support DMA-BUF.
     ("gin_no_gpudirect_rdma", re.compile(r"^Unable to use GIN: Peermem is not supported, and device \d+ does not support DMA-BUF")),
@@ -497,7 +512,23 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
         r"|^ncclTopoGetSystemFromXml: system node not found|^ncclTopoFillNet: parent is NULL"
         r"|^ncclCheckMultiRank exceeded number of local ranks"
         r"|^window has a NULL user pointer|^ncclDevrWorldToLsaRank: world rank -?\d+ is not a member of the LSA team"
-        r"|^bootstrapInit: handles and parent are NULL")),
+        r"|^bootstrapInit: handles and parent are NULL"
+        # round rW4: a socket or pipe NCCL had not created, a name NCCL builds of fixed length ("/tmp/nccl-socket-%d-%lx",
+        # "\\\\.\\pipe\\nccl-socket-%d-%llx") too long for its buffer, std::thread::join / pthread_join refusing
+        # (EDEADLK, EINVAL, ESRCH: a thread joined twice or from itself), the RMA proxy used before it connected, the
+        # GDAKI NIC index or RMA rank stride NCCL's core passed its own IB plugin
+        #   IPC: Invalid socket handle (os/windows_ipcsocket.cc:103)   IPC: Pipe name too long (:66, :186)
+        #   UDS: Cannot bind provided name to socket. Name too large (os/linux_ipcsocket.cc:50; :192 "Cannot connect to provided name for socket")
+        #   ncclOsSocketSetFlags: invalid socket (os/windows.cc:235)   Thread join failed: Invalid argument (include/utils.h:717)
+        #   asyncJobLaunch: failed to join thread for job (group.cc:498)   Error waiting for pthread_join : Invalid argument (v2.18.1-1 group.cc:345)
+        #   RMA proxy is not connected (rma/rma_proxy_launch.cc:652)
+        #   NET/IB : Requested properties for GIN GDAKI NIC 2, only 2 GIN GDAKI NICs have been created (net_ib/gin.cc:251)
+        #   Rma Proxy create context: invalid rank stride 3, must be >= 0 and nranks (8) must be a multiple of the stride (net_ib/gin.cc:373)
+        r"|^IPC: (?:Invalid socket handle|Pipe name too long)\s*$|^UDS: Cannot (?:bind|connect to) provided name (?:to|for) socket\. Name too large"
+        r"|^ncclOsSocketSetFlags: invalid socket\s*$|^Thread join failed: \S|^asyncJobLaunch: failed to join thread for job"
+        r"|^Error waiting for pthread_join ?: \S|^RMA proxy is not connected\s*$"
+        r"|^NET/IB ?: Requested properties for GIN GDAKI NIC \d+, only \d+ GIN GDAKI NICs have been created"
+        r"|^Rma Proxy create context: invalid rank stride -?\d+")),
     # NCCL's GDRCopy wrapper (v2.30.3-1 .. v2.30.7-1 misc/gdrwrap.cc, NCCL_GDRCOPY_ENABLE): the pin through gdrdrv failing
     #   WARN("gdr_pin_buffer_v2(addr %lx, size %zu, flags %u) failed: %d")  (:175, ncclSystemError), and the library too old
     #   for that call  WARN("gdr_pin_buffer_v2 not available; GDRCopy >= 2.5 required")  (:169, ncclInternalError)
@@ -573,6 +604,61 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
     #     that the environment did not set already (misc/param.cc setEnvFile); NCCL goes on without it)
     # Failed to set environment variable NCCL_SOCKET_IFNAME to Ethernet 2: error 87
     ("windows_conf_setting_not_applied", re.compile(r"^Failed to set environment variable \w+ to .{0,1100}: error \d+\s*$")),
+    # round rW4 (issue 11): the forms 2.29-2.30 left unexplained, and their twins of other releases.
+    # NCCL's handle exchange between the processes of one node over its local IPC channel (os/linux_ipcsocket.cc, 2.19 on;
+    # misc/ipcsocket.cc 2.18, errno as a number; os/windows_ipcsocket.cc v2.30.3-1 on, a named pipe per rank), each ncclSystemError:
+    #   WARN("UDS: Socket creation error : %s (%d)")  (:40; EMFILE/ENFILE left to the open-file limit)
+    #   WARN("UDS: Binding to socket %s failed : %s (%d)")  (:68; EADDRINUSE is uds_bind_address_in_use, below)
+    #   WARN("UDS: Receiving data over socket failed : %d")  (:142)  WARN("UDS: Receiving data over socket failed")  (:152, no SCM_RIGHTS)
+    #   WARN("UDS: Receiving data over socket %s failed")  (:158, no descriptor in the message)
+    #   WARN("UDS: Sending data over socket %s failed : %s (%d)")  (:233)
+    #   WARN("IPC: Failed to create named pipe %s: error %d")  (:66)  WARN("IPC: Failed to connect named pipe: error %d")  (:117)
+    #   WARN("IPC: ReadFile failed: error %d")  (:141)  WARN("IPC: DuplicateHandle failed: error %d")  (:165)
+    #   WARN("IPC: Failed to connect to pipe %s: error %d")  (:210)  WARN("IPC: SetNamedPipeHandleState failed: error %d")  (:226)
+    #   WARN("IPC: WriteFile failed: error %d, wrote %d of %zu bytes")  (:250)
+    # UDS: Sending data over socket /tmp/nccl-socket-3-8f3e2a1b4c5d6e7f failed : Connection refused (111)
+    # IPC: Failed to connect to pipe \\.\pipe\nccl-socket-3-8f3e2a1b4c5d6e7f: error 5
+    ("local_ipc_exchange_failed", re.compile(
+        r"^UDS: (?:Socket creation error : (?!Too many open files)\S"
+        r"|Binding to socket \S+ failed : (?!Address already in use \(98\)|98\s*$)\S"
+        r"|Receiving data over socket (?:\S+ )?failed\b|Sending data over socket \S+ failed : \S)"
+        r"|^IPC: (?:Failed to create named pipe \S+|Failed to connect named pipe|ReadFile failed|DuplicateHandle failed"
+        r"|Failed to connect to pipe \S+|SetNamedPipeHandleState failed|WriteFile failed): error -?\d+")),
+    #   WARN("sched_getaffinity failed with error: %s")  WARN("sched_setaffinity failed with error: %s")   (os/linux.cc:591, 600)
+    #   WARN("GetProcessAffinityMask failed with error: %ld")  WARN("SetProcessAffinityMask failed with error: %ld")  (os/windows.cc:718, 728)
+    #   (v2.29.2-1 on; init.cc:1160-1161 fails the communicator on them, group.cc and proxy.cc go on unpinned)
+    # sched_setaffinity failed with error: Invalid argument
+    ("cpu_affinity_refused", re.compile(
+        r"^sched_(?:get|set)affinity failed with error: \S|^(?:Get|Set)ProcessAffinityMask failed with error: -?\d+")),
+    #   WARN("cudaArch %d dynamic smem %d exceeds device/fn maxSharedMem %d")  (v2.29.7-1 .. v2.30.7-1 enqueue.cc:81)
+    #   WARN("cudaArch %d ncclMaxSharedMem %d exceeds device/fn maxSharedMem %d")  (v2.26.2-1 .. v2.29.3-1 enqueue.cc:71)
+    #   ncclSystemError: NCCL's kernels need more shared memory per block than this GPU lets its functions have
+    # cudaArch 1200 dynamic smem 82240 exceeds device/fn maxSharedMem 79856
+    ("nccl_kernels_exceed_shared_memory", re.compile(
+        r"^cudaArch \d+ (?:dynamic smem|ncclMaxSharedMem) \d+ exceeds device/fn maxSharedMem \d+")),
+    #   WARN("Failed to open %s - %s", GDRAPI_LIBNAME, ncclOsDlerror())  (v2.30.3-1 .. misc/gdrwrap.cc:73; "Failed to open %s" before)
+    #   WARN("ncclOsDlsym failed on %s - %s", symbol, ...)  (:47; "dlsym failed on %s - %s" v2.18.1-1 .. v2.29.7-1): with
+    #   NCCL_GDRCOPY_ENABLE=1 NCCL could not load libgdrapi.so or a symbol of it and goes on without GDRCopy (init.cc initGdrCopy)
+    # Failed to open libgdrapi.so - libgdrapi.so: cannot open shared object file: No such file or directory
+    ("gdrcopy_library_unusable", re.compile(r"^Failed to open libgdrapi\.so\b|^(?:ncclOsDlsym|dlsym) failed on gdr_\w+ - ")),
+    #   resources NCCL could not release when it closed them (each after the communicator's work; the WARN before it, if
+    #   any, names why): munmap of a shared-memory segment (os/linux.cc:871 2.22 on; misc/shmutils.cc:142 2.18-2.21),
+    #   UnmapViewOfFile / CloseHandle of one (os/windows.cc:944, 952), the RAS notification pipe's close (os/linux_socket_pair.cc:26,
+    #   os/windows_socket_pair.cc:83), a network registration of a user buffer (register/register.cc:101, regCleanup)
+    # munmap of shared memory 0x7f3a2c001200 size 9637888 failed, error: Invalid argument (22)
+    # rank 3 deregister NET buffer handle 0x7f3a2c001200 proxy rank 3 failed
+    ("teardown_release_failed", re.compile(
+        r"^munmap of shared memory \S+ size \d+ failed, error: |^UnmapViewOfFile of shared memory \S+ size \d+ failed, error code: \d+"
+        r"|^CloseHandle for shared memory \S+ failed, error code: \d+|^close failed: \S|^Failed to close socket: -?\d+"
+        r"|^rank \d+ deregister NET buffer handle \S+ proxy rank \d+ failed")),
+    #   lines that follow a failure and add none of their own: the abort flag seen while waiting on a local peer's pipe
+    #   (os/windows_ipcsocket.cc:216: ncclCommAbort, or an error elsewhere, is tearing the communicator down), the clean-up
+    #   of a shared-memory set-up that had already failed (os/windows.cc:916, 922: the CUDA failure before it is the cause)
+    # IPC: Operation aborted
+    # SHM legacy: failed to restore CUDA stream capture mode: operation not permitted when stream is capturing
+    ("follow_on_of_earlier_failure", re.compile(
+        r"^IPC: Operation aborted\s*$"
+        r"|^SHM legacy: (?:cudaHostUnregister after setup failure failed|failed to restore CUDA stream capture mode): ")),
     # Kinds without an entry in knowledge/nccl_warn_messages.yaml (what they mean depends on the NCCL version:
     # knowledge/nccl_known_issues.yaml's symptoms name them):
     # WARN("UDS: Binding to socket %s failed : %s (%d)", temp, strerror(errno), errno)   (misc/ipcsocket.cc:57-58, 2.19-2.29;
@@ -654,7 +740,10 @@ _GATE = re.compile(r"Unable to|ibv_open_device|ibv_set_ece|CQE with error|same G
                    r"|uninitialized \w+Plugin|number of devices for netPlugin|device code index|MLOPart|ncclCheckMultiRank|NCCL_ELASTIC|Gin connect|gin type|gdr_pin_buffer_v2"
                    # round rV5: Windows
                    r"|WSAStartup|socket\(\) failed|GetAdaptersAddresses|shared memory mapping|map view of file|nvml\.dll|SetupDiGetClassDevs"
-                   r"|PCI info from NVML|PCI bus ID|set environment variable")
+                   r"|PCI info from NVML|PCI bus ID|set environment variable"
+                   # round rW4
+                   r"|^UDS: |^IPC: |invalid socket|join|plane ID|Unknown CPU architecture|DOCA Error|affinity|AffinityMask|maxSharedMem|libgdrapi|failed on gdr_|munmap of"
+                   r"|UnmapViewOfFile|CloseHandle for|close failed|Failed to close socket|deregister NET buffer|SHM legacy")
 
 
 # The kinds above whose wording no other program prints, pasted alone without NCCL's prefix (at a
@@ -701,7 +790,32 @@ BARE_GATES = ("Call to ibv_", "Unable to open device", "Unable to query device",
 #:   socketFinalizeAccept: didn't receive a valid magic from 10.0.0.7<51234>        (2.27.3-2.30.4; WARN "wrong magic" before)
 #:   External profiler plugin libnccl-profiler-inspector.so is unsupported             (2.23-2.31; NCCL 2.32 prints it as
 #:     ATTN, read by its kind as this WARN form: the profiler NCCL was told to use is not used either way)
+#:   NET/IB: ncclIbResiliencyTransitionQpsToError: Transitioning QP 3 on device 1 to ERROR state (comm=0x7f3a2c000000, devIndex=1, qp_num=4711)
+#:     (2.29.7-2.30.7 NCCL_IB_RESILIENCY's recovery steps and give-ups at INFO: the device failure the WARN "Device %d marked
+#:     as failed" reports; only the kinds above claim such a line, any other "NET/IB: " INFO stays information)
 INFO_AS_WARN = ("socketFinalizeAccept: didn't receive a valid magic", "External profiler plugin ")
+
+# INFO lines no release printed as a WARN that report what a WARN kind above reports (round rW4): NCCL_IB_RESILIENCY's
+# recovery steps and give-ups (v2.29.7-1 .. v2.30.7-1, "NET/IB: %s: ", __func__, first). Only these patterns claim an INFO
+# line, never the WARN patterns (an INFO in a WARN's words stays information)
+#   INFO(NCCL_NET, "NET/IB: %s: Transitioning QP %u on device %d to ERROR state (comm=%p, devIndex=%d, qp_num=%u)")  (p2p_resiliency_recovery.cc:165)
+#   INFO(NCCL_NET, "NET/IB: %s: Failed to transition QPs to ERROR state for device %d (comm=%p)")  (:255)
+#   the failed device's queue pairs moved to the error state to flush them: the recovery the WARN "Device %d marked as failed" begins
+# NET/IB: ncclIbResiliencyTransitionQpsToError: Transitioning QP 3 on device 1 to ERROR state (comm=0x7f3a2c000000, devIndex=1, qp_num=4711)
+#   INFO(NCCL_NET, "NET/IB: %s: Recovery for device %d failed (%s comm=%p)")  ("... failed due to max attempts reached", :927-1152)
+#   INFO(NCCL_NET, "NET/IB: %s: Port recovery attempt #%d failed for devIndex=%d (comm=%p)")  ("Port recovery failed for %s comm=%p devIndex=%d", :1036-1206)
+#   INFO(NCCL_NET, "NET/IB: %s: Marking device %d as permanently failed (%s comm=%p)")  (p2p_resiliency.cc:390, recovery.cc:1211):
+#   NCCL gave up on one device of a merged NIC; the communicator goes on over the others (the WARN's kind, the same finding)
+# NET/IB: ncclIbResiliencyPortRecovery: Recovery for device 1 failed due to max attempts reached (send comm=0x7f3a2c000000)
+_INFO_KINDS: list[tuple[str, re.Pattern[str]]] = [
+    ("ib_resiliency_recovering", re.compile(
+        r"^NET/IB: (?:\w+: )?(?:Transitioning QP \d+ on device \d+ to ERROR state \(|Failed to transition QPs to ERROR state for device \d+)")),
+    ("ib_resiliency_device_failed", re.compile(
+        r"^NET/IB: (?:\w+: )?(?:Marking device \d+ as permanently failed \(|Recovery for device \d+ failed\b"
+        r"|Port recovery (?:attempt #\d+ )?failed for )")),
+]
+#: a literal each INFO line nccl_log reads as a WARN kind starts with (the cheap gate of info_kind)
+INFO_GATE = INFO_AS_WARN + ("NET/IB: ",)
 
 
 # The RAS client listener's socket calls (src/ras/client_support.cc rasClientInitSocket, 2.24.3-1 on: socket, setsockopt,
@@ -711,6 +825,21 @@ INFO_AS_WARN = ("socketFinalizeAccept: didn't receive a valid magic", "External 
 # [2025-06-05 10:45:19] paula09:2528103:2528103 [0] ras/client_support.cc:160 NCCL WARN Call to bind failed: Address already in use
 # paula09:2528103:2528103 [0] NCCL INFO RAS failed to establish a client listening socket at localhost:28028   (vllm-project/vllm#19204, 2.26)
 _RAS_CLIENT_SOURCE = "ras/client_support.cc"
+
+
+def info_kind(msg: str) -> str | None:
+    """The WARN kind an INFO message reports (INFO_AS_WARN's moved WARNs, _INFO_KINDS), or None::
+
+        >>> info_kind("NET/IB: ncclIbResiliencyPortRecovery: Port recovery attempt #2 failed for devIndex=1 (comm=0x7f3a2c000000)")
+        'ib_resiliency_device_failed'
+        >>> info_kind("NET/IB: Attempting to repost an unused request (id=42).") is None
+        True
+    """
+    if msg.startswith(INFO_AS_WARN):
+        return kind(msg)
+    if msg.startswith("NET/IB: "):
+        return next((name for name, pat in _INFO_KINDS if pat.search(msg)), None)
+    return None
 
 
 def kind(msg: str, source: str | None = None) -> str | None:

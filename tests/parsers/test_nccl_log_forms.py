@@ -144,13 +144,13 @@ MESSAGES = [
     ("n1:1:2 [0] include/socket.h:416 NCCL WARN Net : Connection closed by remote peer", "nccl_warn",
      {"message_kind": "socket_connection_closed"}),
     # src/misc/ipcsocket.cc's WARN "UDS: Binding to socket %s failed : %s (%d)" (2.19 and later; 2.18: ": %d", errno
-    # alone), filled in for EADDRINUSE; another errno is not this kind
+    # alone), filled in for EADDRINUSE; another errno is not this kind but the local IPC channel's failure (round rW4)
     ("n1:1:2 [3] misc/ipcsocket.cc:57 NCCL WARN UDS: Binding to socket /tmp/nccl-socket-3-5f1c0a9e2b7d4c11 failed : "
      "Address already in use (98)", "nccl_warn", {"message_kind": "uds_bind_address_in_use"}),
     ("n1:1:2 [3] misc/ipcsocket.cc:57 NCCL WARN UDS: Binding to socket /tmp/nccl-socket-3-5f1c0a9e2b7d4c11 failed : 98",
      "nccl_warn", {"message_kind": "uds_bind_address_in_use"}),
     ("n1:1:2 [3] misc/ipcsocket.cc:57 NCCL WARN UDS: Binding to socket /tmp/nccl-socket-3-5f1c0a9e2b7d4c11 failed : "
-     "Permission denied (13)", "nccl_warn", {"message_kind": None}),
+     "Permission denied (13)", "nccl_warn", {"message_kind": "local_ipc_exchange_failed"}),
     # src/misc/socket.cc's WARN "socketFinalizeAccept: wrong magic %lx != %lx" (v2.16.2-1 to v2.26.6-1): a connection that is
     # not an NCCL rank's (NVIDIA/nccl#1808's line, its relay's "worker-9 >> " prefix and the second timestamp as pasted)
     ("2025-08-12 09:37:03.463948 worker-9 >> [2025-08-12 01:37:03] :166:1226 [0] misc/socket.cc:484 NCCL WARN socketFinalizeAccept: "
