@@ -268,14 +268,21 @@ class SafetensorsHeaderUnreadable(Fact):
 
 @fact_kind
 class ObjectStoreThrottled(Fact):
-    """An object store (Amazon S3 or one speaking its API) refused a job's request as one too many: HTTP 503
-    ``SlowDown``, "Please reduce your request rate.", as the client reported the request it gave up on:
-    botocore's ``An error occurred (SlowDown) when calling the PutObject operation (reached max retries: 5)``,
-    the ClientError's response dict, Arrow's ``AWS Error SLOW_DOWN during GetObject operation``."""
+    """An object store refused a job's request as one too many, as the client reported the request it gave up
+    on: Amazon S3's (or a store speaking its API) HTTP 503 ``SlowDown``, "Please reduce your request rate."
+    (botocore's ``An error occurred (SlowDown) when calling the PutObject operation (reached max retries: 5)``,
+    the ClientError's response dict, Arrow's ``AWS Error SLOW_DOWN during GetObject operation``, the Java SDK's
+    ``AmazonS3Exception: Slow Down (Service: Amazon S3; Status Code: 503; ...``, the C++ SDK's ``Encountered
+    AWSError 'SlowDown'``), Google Cloud Storage's HTTP 429 ``rateLimitExceeded``, Azure Storage's HTTP 503
+    ``ServerBusy``."""
 
     kind: Literal["object_store_throttled"] = "object_store_throttled"
-    client: Literal["botocore", "botocore_response", "arrow"]  # the form it was reported in
-    operation: str | None = None  # the S3 operation refused ("PutObject", "GetObject"), where the line names it
+    #: the form it was reported in: aws_java (AmazonS3Exception's message), aws_cpp (the C++ SDK's log),
+    #: gcs (Google Cloud Storage's clients), azure (Azure Storage's error code)
+    client: Literal["botocore", "botocore_response", "arrow", "aws_java", "aws_cpp", "gcs", "azure"]
+    code: str = "SlowDown"  # the store's own word for the refusal: SlowDown, rateLimitExceeded, ServerBusy
+    status: int = 503  # the HTTP status the store answered: 503 (S3, Azure), 429 (GCS)
+    operation: str | None = None  # the operation refused ("PutObject", "GetObject", GCS's HTTP method), where the line names it
     retries: int | None = None  # botocore's "(reached max retries: N)", where it printed it
     count: int = 1  # the lines of the file that report the same operation in the same form
 
