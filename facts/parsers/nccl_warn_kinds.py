@@ -604,7 +604,8 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
     #     that the environment did not set already (misc/param.cc setEnvFile); NCCL goes on without it)
     # Failed to set environment variable NCCL_SOCKET_IFNAME to Ethernet 2: error 87
     ("windows_conf_setting_not_applied", re.compile(r"^Failed to set environment variable \w+ to .{0,1100}: error \d+\s*$")),
-    # round rW4 (issue 11): the forms 2.29-2.30 left unexplained, and their twins of other releases.
+    # round rW4 (issue 11): the forms 2.29-2.30 left unexplained, and their twins of other releases. The sample line under
+    # each group is CONSTRUCTED from the format above it (bench/nccl_warn_formats.yaml has each with its file:line).
     # NCCL's handle exchange between the processes of one node over its local IPC channel (os/linux_ipcsocket.cc, 2.19 on;
     # misc/ipcsocket.cc 2.18, errno as a number; os/windows_ipcsocket.cc v2.30.3-1 on, a named pipe per rank), each ncclSystemError:
     #   WARN("UDS: Socket creation error : %s (%d)")  (:40; EMFILE/ENFILE left to the open-file limit)
@@ -801,12 +802,12 @@ INFO_AS_WARN = ("socketFinalizeAccept: didn't receive a valid magic", "External 
 #   INFO(NCCL_NET, "NET/IB: %s: Transitioning QP %u on device %d to ERROR state (comm=%p, devIndex=%d, qp_num=%u)")  (p2p_resiliency_recovery.cc:165)
 #   INFO(NCCL_NET, "NET/IB: %s: Failed to transition QPs to ERROR state for device %d (comm=%p)")  (:255)
 #   the failed device's queue pairs moved to the error state to flush them: the recovery the WARN "Device %d marked as failed" begins
-# NET/IB: ncclIbResiliencyTransitionQpsToError: Transitioning QP 3 on device 1 to ERROR state (comm=0x7f3a2c000000, devIndex=1, qp_num=4711)
+# NET/IB: ncclIbResiliencyTransitionQpsToError: Transitioning QP 3 on device 1 to ERROR state (comm=0x7f3a2c000000, devIndex=1, qp_num=4711)   (CONSTRUCTED)
 #   INFO(NCCL_NET, "NET/IB: %s: Recovery for device %d failed (%s comm=%p)")  ("... failed due to max attempts reached", :927-1152)
 #   INFO(NCCL_NET, "NET/IB: %s: Port recovery attempt #%d failed for devIndex=%d (comm=%p)")  ("Port recovery failed for %s comm=%p devIndex=%d", :1036-1206)
 #   INFO(NCCL_NET, "NET/IB: %s: Marking device %d as permanently failed (%s comm=%p)")  (p2p_resiliency.cc:390, recovery.cc:1211):
 #   NCCL gave up on one device of a merged NIC; the communicator goes on over the others (the WARN's kind, the same finding)
-# NET/IB: ncclIbResiliencyPortRecovery: Recovery for device 1 failed due to max attempts reached (send comm=0x7f3a2c000000)
+# NET/IB: ncclIbResiliencyPortRecovery: Recovery for device 1 failed due to max attempts reached (send comm=0x7f3a2c000000)   (CONSTRUCTED)
 _INFO_KINDS: list[tuple[str, re.Pattern[str]]] = [
     ("ib_resiliency_recovering", re.compile(
         r"^NET/IB: (?:\w+: )?(?:Transitioning QP \d+ on device \d+ to ERROR state \(|Failed to transition QPs to ERROR state for device \d+)")),
