@@ -460,6 +460,26 @@ class GpuResetDone(Fact):
 
 
 @fact_kind
+class GpuProcInformation(Fact):
+    """One GPU as the NVIDIA kernel driver describes it in ``/proc/driver/nvidia/gpus/<bus id>/information``: facts of
+    inventory (model, IRQ, UUID, VBIOS, bus, device minor), nothing of the GPU's health. The UUID and VBIOS read as
+    question marks ("GPU-????????-...", "??.??.??.??.??") where the driver has not initialised the GPU since it loaded
+    (no client opened it, persistence off): no fault by itself."""
+
+    kind: Literal["gpu_proc_information"] = "gpu_proc_information"
+    pci_bus_id: str | None = None  # the "Bus Location" line's, else the /proc path's; None where neither was pasted
+    model: str | None = None  # "GeForce GTX 650"; "Unknown" where the driver's table does not name the device
+    irq: int | None = None
+    uuid: str | None = None  # None where the driver printed question marks (not initialised) or the line is missing
+    vbios: str | None = None  # "80.07.35.00.80"; None where question marks (not initialised) or missing
+    bus_type: str | None = None  # "PCIe", "PCI", "AGP" (older drivers' "Card Type: PCI-E")
+    device_minor: int | None = None  # /dev/nvidiaN's N (drivers from about 2015 on)
+    firmware: str | None = None  # "GPU Firmware" (GSP firmware's version, R510 on)
+    excluded: bool | None = None  # "GPU Excluded: Yes" (NVreg_ExcludedGpus; "Blacklisted" in older drivers)
+    initialised: bool  # the driver read the GPU's UUID or VBIOS (no question marks)
+
+
+@fact_kind
 class GpuUsage(Fact):
     """What the summary table shows of a GPU's load: memory, utilisation, performance state, modes."""
 

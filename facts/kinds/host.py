@@ -899,6 +899,24 @@ class ForeignGpuFault(Fact):
 
 
 @fact_kind
+class ForeignGpuEccCount(Fact):
+    """Another vendor's GPU's ECC (RAS) error counts as its management tool prints them: AMD's ``amd-smi metric
+    --ecc --ecc-blocks`` ("ECC:" with TOTAL_CORRECTABLE_COUNT / TOTAL_UNCORRECTABLE_COUNT, "ECC_BLOCKS:" with each
+    block's CORRECTABLE_COUNT / UNCORRECTABLE_COUNT / DEFERRED_COUNT). One fact per GPU of the output. Out of
+    gpu-stethoscope's scope (NVIDIA GPUs): an uncorrectable count above zero is still reported as that GPU's fault."""
+
+    kind: Literal["foreign_gpu_ecc_count"] = "foreign_gpu_ecc_count"
+    vendor: str  # AMD
+    tool: str  # amd-smi
+    gpu: int | None = None  # the "GPU: 0" line's index; None where the paste cut it off (a grep of one block)
+    correctable: int | None = None  # the TOTAL line's count, else the sum of the blocks'; None where none printed a number
+    uncorrectable: int | None = None  # the same for uncorrectable errors
+    deferred: int | None = None  # the same for deferred errors (poisoned data, handled when consumed)
+    blocks: str | None = None  # the blocks with an uncorrectable count above zero, in order ("UMC, SDMA"); None where none
+    memory_error: bool = False  # the GPU memory's controller (UMC) counted uncorrectable errors
+
+
+@fact_kind
 class WslDxgChannelFailure(Fact):
     """WSL2's GPU bridge (dxgkrnl, /dev/dxg) could not send a message to the Windows host's GPU driver over VMBus:
     a failed ``dxgvmb_*`` function's kernel line, "misc dxg: dxgk: dxgvmb_send_create_process: create_process failed

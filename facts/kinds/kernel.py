@@ -327,6 +327,28 @@ class AmdgpuRingTimeout(KernelLineFact):
 
 
 @fact_kind
+class AmdgpuVmFault(KernelLineFact):
+    """AMD's kernel GPU driver (amdgpu) took a GPU page fault of a process's work: the GPU's memory hub (gfxhub, mmhub)
+    found no valid mapping for an address a kernel touched ("[gfxhub] page fault (src_id:0 ring:24 vmid:8
+    pasid:32770, for process python pid 1796 thread python pid 1796)", "in page starting at address 0x00007f5279bab000
+    from client 0x1b (UTCL2)"). amdgpu's counterpart of an NVIDIA Xid 31 (the kernel side of ROCm's "Memory access
+    fault by GPU node-N"). Another vendor's GPU, out of gpu-stethoscope's scope (NVIDIA GPUs): recognised and reported
+    as that GPU's program fault, never health, never left unread."""
+
+    kind: Literal["amdgpu_vm_fault"] = "amdgpu_vm_fault"
+    pci_bus_id: str | None = None  # "0000:0b:00.0": the line's device; None where the line names none (FreeBSD's "drmn0:")
+    hub: str  # the memory hub that faulted, as printed: "gfxhub", "gfxhub0", "mmhub0"
+    retry: bool | None = None  # a retry fault (gmc_v9's "retry page fault", recoverable by the driver); None where unsaid
+    vmid: int
+    pasid: int  # the process address space id: one per process
+    process: str | None = None  # the faulting process ("for process python pid 1796 ..."); None where not printed
+    pid: int | None = None
+    address: str | None = None  # the first faulting page ("in page starting at address 0x00007f5279bab000")
+    client: str | None = None  # the GPU client that faulted, as printed ("UTCL2", "VMC", "10"); None where unsaid
+    faults: int = 1  # the fault lines of this device and address space in the file
+
+
+@fact_kind
 class AmdgpuRasError(KernelLineFact):
     """AMD's kernel GPU driver (amdgpu) reported an uncorrectable hardware error through its RAS code: the fatal error
     interrupt ("uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) detected!", after which it resets the GPU) or

@@ -42,6 +42,20 @@ runtime.cc HwExceptionHandler: ``"HW Exception by GPU node-%u (Agent handle: %p)
 
     HW Exception by GPU node-1 (Agent handle: 0x632d71637310) reason :GPU Hang
 
+amd-smi's ECC counts (``amd-smi metric --ecc --ecc-blocks``, ``amd-smi metric`` whole; amdsmi's CLI templates
+metricEccErrorCountTemplate and metricEccBlockErrorCountTemplate, the same lines in its Python CLI; real lines,
+ROCm/device-metrics-exporter#368, an MI300X's UMC block grepped out of ``amd-smi metric -g 0 -k``)::
+
+    GPU: 0
+        ECC:
+            TOTAL_CORRECTABLE_COUNT: 0
+            TOTAL_UNCORRECTABLE_COUNT: 0
+        ECC_BLOCKS:
+            UMC:
+                CORRECTABLE_COUNT: 2
+                UNCORRECTABLE_COUNT: 0
+                DEFERRED_COUNT: 0
+
 Facts: one ``foreign_accelerator_tool`` per tool a file shows (its vendor and tool, citing the first line that names
 it); one ``foreign_gpu_fault`` per file and event for ROCm's fault lines (a memory access fault, a hardware exception:
 the first cited, their count and GPU nodes; a memory error where a reason names ECC). Lines
@@ -52,7 +66,7 @@ from __future__ import annotations
 
 import re
 
-from stethoscope.facts.kinds.host import ForeignAcceleratorTool, ForeignGpuFault  # noqa: F401 - the fact classes live in facts/kinds
+from stethoscope.facts.kinds.host import ForeignAcceleratorTool, ForeignGpuEccCount, ForeignGpuFault  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
 KIND = "foreign_accelerator_smi"
@@ -100,16 +114,31 @@ _ROCM_HW_EXCEPTION = re.compile(r"HW Exception by GPU node-(\d{1,5})(?: \(Agent 
 # "ECC failure (if supported by HW)")
 _ECC_REASON = re.compile(r"ECC failure|^ECC$")
 
+# amd-smi metric's ECC section and its blocks (amdsmi's CLI templates; indentation two levels deeper under a host's
+# "GPU: 0" / a guest's nesting):
+#         ECC:
+#             TOTAL_CORRECTABLE_COUNT: 0            (CONSTRUCTED from metricEccErrorCountTemplate)
+#         UMC:
+#             CORRECTABLE_COUNT: 2                  (ROCm/device-metrics-exporter#368)
+#             UNCORRECTABLE_COUNT: 0
+_AMD_SMI_ECC = re.compile(r"^[ \t]{0,16}ECC:[ \t]*\r?\n[ \t]{0,20}TOTAL_CORRECTABLE_COUNT: (?:\d{1,12}|N/A)[ \t]*\r?$"
+                          r"|^[ \t]{0,16}[A-Z][A-Z0-9_]{1,15}:[ \t]*\r?\n[ \t]{0,20}CORRECTABLE_COUNT: (?:\d{1,12}|N/A)[ \t]*\r?\n"
+                          r"[ \t]{0,20}UNCORRECTABLE_COUNT: (?:\d{1,12}|N/A)[ \t]*\r?$", re.M)
+# one line of amd-smi's ECC output: a GPU's head, a block's name, a count
+_AMD_ECC_LINE = re.compile(r"^[ \t]{0,20}(?:GPU: (?P<gpu>\d{1,4})|(?P<block>[A-Z][A-Z0-9_]{1,15}):"
+                           r"|(?P<total>TOTAL_)?(?P<what>CORRECTABLE|UNCORRECTABLE|DEFERRED)_COUNT: (?P<n>\d{1,12}|N/A))[ \t]*\r?$")
+
 #: (vendor, tool, its signature), in the order a file is looked at
 TOOLS = (("Huawei", "npu-smi", _NPU_SMI), ("MetaX", "mx-smi", _MX_SMI), ("AMD", "rocm-smi", _ROCM_SMI),
          ("Intel", "xpu-smi", _XPU_SMI), ("AMD", "amd-smi", _AMD_SMI), ("Moore Threads", "mthreads-gmi", _MT_GMI),
-         ("Cambricon", "cnmon", _CNMON), ("Intel Habana", "hl-smi", _HL_SMI))
+         ("Cambricon", "cnmon", _CNMON), ("Intel Habana", "hl-smi", _HL_SMI), ("AMD", "amd-smi", _AMD_SMI_ECC))
 #: the line signatures this reader owns (facts/classify.py matches every reader's in one pass)
-SIGNATURES = (_NPU_SMI, _MX_SMI, _ROCM_SMI, _XPU_SMI, _AMD_SMI, _MT_GMI, _CNMON, _HL_SMI, _ROCM_FAULT, _ROCM_HW_EXCEPTION)
+SIGNATURES = (_NPU_SMI, _MX_SMI, _ROCM_SMI, _XPU_SMI, _AMD_SMI, _MT_GMI, _CNMON, _HL_SMI, _ROCM_FAULT, _ROCM_HW_EXCEPTION,
+              _AMD_SMI_ECC)
 # literals one of which a text holds where a signature may match (a text without any is not searched)
 _GATES = ("npu-smi", "| NPU ", "MetaX System", "MX-SMI", "mx-smi", "ROCm S", "Timestamp, DeviceId", "| Device ID |",
           "AMD-SMI", "mthreads-gmi:", "CNMON", "| Card ", "HL-SMI", "| AIP ", "Memory access fault by GPU",
-          "HW Exception by GPU")
+          "HW Exception by GPU", "CORRECTABLE_COUNT: ")
 
 # the tools' own lines: table rules and rows ("+---", "|===", "| 0  Ascend910  | OK |"), banners ("=== ... ==="), the
 # dump's records ("08:08:16.817,    0,  N/A, 281.13, ..."), rocm-smi's summary rows ("1    24.0c  3.0W    852Mhz ..."),
@@ -137,6 +166,9 @@ def parse(artefact: Artefact) -> ParseResult:
         m = sig.search(text)
         if m is not None:
             b.add(ForeignAcceleratorTool, artefact.line_of(m.start()), vendor=vendor, tool=tool)
+    tools = {f.tool for f in result.facts}
+    if "amd-smi" in tools and "CORRECTABLE_COUNT: " in text:
+        _amd_smi_ecc(b, artefact, result)
     if result.facts:
         result.lines_used += sum(1 for line in artefact.lines if line.strip() and _OWN_LINE.match(line.strip()))
     if "Memory access fault by GPU" in text:
@@ -161,3 +193,48 @@ def _fault(b: FactBuilder, artefact: Artefact, faults: list, event: str, address
           gpu_node=int(first.group(1)), address=address, reason=reasons[0],
           memory_error=any(_ECC_REASON.search(r) for r in reasons), faults=len(faults),
           gpu_nodes=", ".join(map(str, dict.fromkeys(int(m.group(1)) for m in faults))))
+
+
+def _amd_smi_ecc(b: FactBuilder, artefact: Artefact, result: ParseResult) -> None:
+    """One ``foreign_gpu_ecc_count`` per GPU of amd-smi's ECC lines: the TOTAL lines' counts (else the blocks' sums), the
+    blocks that counted uncorrectable errors."""
+    gpus: list[dict] = []
+    cur: dict | None = None
+    block = None
+    for n, line in enumerate(artefact.lines, 1):
+        if "COUNT: " not in line and "GPU: " not in line and not line.rstrip().endswith(":"):
+            continue
+        m = _AMD_ECC_LINE.match(line)
+        if m is None:
+            continue
+        if m["gpu"] is not None:
+            cur, block = None, None
+            gpus.append({"line": n, "gpu": int(m["gpu"]), "total": {}, "blocks": {}})
+            cur = gpus[-1]
+            continue
+        if m["block"] is not None:
+            block = m["block"]
+            continue
+        if cur is None:  # counts without a "GPU: N" line before them (a grep of one block)
+            gpus.append({"line": n, "gpu": None, "total": {}, "blocks": {}})
+            cur = gpus[-1]
+        value = None if m["n"] == "N/A" else int(m["n"])
+        if m["total"] is not None:
+            cur["total"][m["what"]] = value
+        elif block is not None:
+            cur["blocks"].setdefault(block, {})[m["what"]] = value
+        result.lines_used += 1
+    for g in gpus:
+        if not g["total"] and not g["blocks"]:
+            continue
+        counts = {}
+        for what in ("CORRECTABLE", "UNCORRECTABLE", "DEFERRED"):
+            v = g["total"].get(what)
+            if v is None:
+                vals = [bl[what] for bl in g["blocks"].values() if bl.get(what) is not None]
+                v = sum(vals) if vals else None
+            counts[what] = v
+        bad = [name for name, bl in g["blocks"].items() if (bl.get("UNCORRECTABLE") or 0) > 0]
+        b.add(ForeignGpuEccCount, g["line"], vendor="AMD", tool="amd-smi", gpu=g["gpu"],
+              correctable=counts["CORRECTABLE"], uncorrectable=counts["UNCORRECTABLE"], deferred=counts["DEFERRED"],
+              blocks=", ".join(bad) or None, memory_error="UMC" in bad)

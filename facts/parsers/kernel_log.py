@@ -244,6 +244,7 @@ _DETECT_KEYS = _UNTAGGED_KEYS + ("NVRM: ", "NVRM ", "Xid (PCI:", "AER: ", "PCIe 
                 "pids controller", "nobody cared", "containment event", "oading of ", "Lockdown: ",
                 "firmware load for nvidia/", "/lib/firmware/nvidia/", " timeout, signaled seq=", " timeout, last signaled seq=",
                 "ncorrectable hardware error", "RAS event of type ERREVENT_",  # (kernel_log_amdgpu's RAS forms)
+                "page fault (src_id:",  # (kernel_log_amdgpu's GPU page fault)
                 "WARNING: ")  # (kernel_log_splat's WARN line) or a line starting "["
 
 # The OOM killer (Linux mm/oom_kill.c; real, ymoslem/OpenNMT-Tutorial#6, from `dmesg -T` on Colab):
@@ -449,6 +450,7 @@ def parse(artefact: Artefact) -> ParseResult:
     sxid_pending: list[tuple[int, str, re.Match[str]]] = []
     amd_timeouts: list = []  # amdgpu's ring timeouts (kernel_log_amdgpu), built at the end with their reset lines
     amd_ras: list = []  # amdgpu's uncorrectable RAS error lines (kernel_log_amdgpu), one fact per device and block at the end
+    amd_vm_faults: list = []  # amdgpu's GPU page fault heads (kernel_log_amdgpu), one fact per device and address space at the end
     ooms: list[dict] = []  # the OOM killer's kills (host_oom_kill), built at the end: a kill's lines may come apart
     oom_summaries: dict[int, dict] = {}  # pid -> its "oom-kill:constraint=..." line not yet met by its kill line
     sxid_heads: set[tuple[str, str]] = set()
@@ -582,6 +584,9 @@ def parse(artefact: Artefact) -> ParseResult:
         if " timeout, " in msg and kernel_log_amdgpu.note_ring_timeout(ln, msg, common, amd_timeouts):
             boots.had_content = True
             continue
+        if "page fault (src_id:" in msg and kernel_log_amdgpu.note_vm_fault(ln, msg, common, amd_vm_faults):
+            boots.had_content = True
+            continue
         if "ncorrectable hardware error" in msg or "RAS event of type" in msg:
             if kernel_log_amdgpu.note_ras_error(ln, msg, common, amd_ras):
                 boots.had_content = True
@@ -665,6 +670,7 @@ def parse(artefact: Artefact) -> ParseResult:
     kernel_log_amdgpu.emit(b, amd_timeouts, lines, used)
     ghes.flush()
     kernel_log_amdgpu.emit_ras(b, amd_ras, lines, used)
+    kernel_log_amdgpu.emit_vm_faults(b, amd_vm_faults, lines, used)
     emit_bar_unassigned(b, bars, display)
     emit_iommu_faults(b, iommu, display)
     emit_inaccessible(b, inaccessible, display)

@@ -55,6 +55,10 @@ as the comment line under it shows (bench/nccl_warn_study.py diagnoses each)::
     'peer_access_unsupported'
     >>> kind("failed to open CUDA IPC handle : 1 invalid argument") is None
     True
+    >>> kind('Missing "iommu=pt" from kernel command line which can lead to system instablity or hang!')
+    'rccl_host_setting_advisory'
+    >>> kind('Missing "HSA_FORCE_FINE_GRAIN_PCIE=1" from environment which can lead to low RCCL performance, system instablity or hang!')
+    'rccl_host_setting_advisory'
     >>> kind("rank 0 failed to IPC register userbuff 0x7f3f56000000 buffSize 37748736 nPeers 2 isLegacyIpc 0x7ffe49900be0")
     'ipc_userbuff_register_failed'
     >>> kind("Profiler init failed with error (1). Continue without profiler.")
@@ -174,6 +178,18 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
     # rank 0 failed to IPC register userbuff 0x7f3f56000000 buffSize 37748736 nPeers 2 isLegacyIpc 0x7ffe49900be0   (NVIDIA/nccl#1684)
     #   (glibc prints a NULL %p as "(nil)")
     ("ipc_userbuff_register_failed", re.compile(r"^rank \d+ failed to IPC register userbuff (?:0x[0-9a-fA-F]+|\(nil\)) buffSize \d+ nPeers \d+")),
+    # RCCL's start-up checks of the host (ROCm/rccl src/init.cc ncclInit, every release with them; init.cpp before 2.8):
+    #   WARN("Missing \"iommu=pt\" from kernel command line which can lead to system instablity or hang!")   (/proc/cmdline read)
+    #   WARN("Missing \"amd_iommu=on\" from kernel command line which can lead to system instablity or hang!")  (older releases)
+    #   WARN("Missing \"HSA_FORCE_FINE_GRAIN_PCIE=1\" from environment which can lead to low RCCL performance, system instablity
+    #     or hang!")   (before ROCm 5.7 / where HIP_UNCACHED_MEMORY is not defined)
+    #   a remark on a setting, printed on healthy hosts too (no /proc/cmdline check in some VMs, kernels that pass through by
+    #   default): the iommu one goes on to run; ROCm's install FAQ ties it to multi-GPU hangs, which are their own lines
+    # g1072:1263985:1263985 [0] .../src/extlibs/rccl/build/src/init.cpp:122 NCCL WARN Missing "iommu=pt" from kernel command line which can lead to system instablity or hang!
+    # g1072:1263988:1263988 [3] .../init.cpp:126 NCCL WARN Missing "HSA_FORCE_FINE_GRAIN_PCIE=1" from environment which can lead to low RCCL performance, system instablity or hang!
+    #   (ROCm/rccl#1026, an MI250X node)
+    ("rccl_host_setting_advisory", re.compile(r'^Missing "(?:iommu=pt|amd_iommu=on)" from kernel command line\b'
+                                              r'|^Missing "HSA_FORCE_FINE_GRAIN_PCIE=1" from environment\b')),
     # WARN("DOCA failure %d", err)   (v2.30.7-1 transport/net_ib/gdaki/gin_host_gdaki.cc:35, 45, DOCACHECK / DOCACHECKGOTO: a DOCA
     #   GPUNetIO call of GIN's GDAKI backend (NCCL_GIN_TYPE=3: the GPU drives the NIC's queue pairs) returned a doca_error_t;
     #   ncclSystemError follows. v2.28.9-1 .. v2.29.x printed only INFO "%s:%d -> %d" there, which nothing here reads)
@@ -727,7 +743,7 @@ _GATE = re.compile(r"Unable to|ibv_open_device|ibv_set_ece|CQE with error|same G
                    r"|fatal error|Fatal error|error is fatal|marked as failed|interface found|not found\.|NCCL_NVLS_ENABLE|version mismatch"
                    r"|mixed local Net|CUDA library|missing symbol|already checked in|already been destroyed|Invalid rank requested"
                    r"|UDS: Binding|closed by remote peer|open libibverbs|wrong type|wrong magic|valid magic|initialize CollNet|SHARP coll init|SHARP group create|sharp_coll_caps_query|specified UCX_TLS"
-                   r"|reverse path|ould not find|No path computed|of node \w+ not found|IPC register userbuff|DOCA failure"
+                   r"|reverse path|ould not find|No path computed|of node \w+ not found|IPC register userbuff|DOCA failure|^Missing \""
                    r"|No suitable space found|commReclaim|commDestroySync|Legacy IPC cleanup|MNNVL \(cliqueSize|Profiler init failed|External profiler plugin"
                    # round rT4: the 2.29-2.30 forms
                    r"|^NET/IB: |NCCL_NET_MERGE_POLICY|NCCL_CTA_POLICY|graphStreamOrdering|is invalid \(must be|ncclPutSignal|ncclSignal"

@@ -142,3 +142,38 @@ def test_memory_access_fault_and_hw_exception_are_two_facts():
             "HW Exception by GPU node-2 (Agent handle: 0x1) reason :GPU Hang\n")
     fs = foreign_accelerator_smi.parse(Artefact(path="t.txt", text=text, node="n1")).facts
     assert [(f.event, f.memory_error) for f in fs] == [("memory_access_fault", False), ("hw_exception", False)]
+
+
+# --- amd-smi's ECC counts (metric --ecc --ecc-blocks; round rW2) -------------------------------------------------------
+
+def test_amd_smi_ecc_block_grep_real():
+    # ROCm/device-metrics-exporter#368: one GPU's UMC block grepped out of amd-smi metric -k (no "GPU: 0" line)
+    r = _parse(foreign_accelerator_smi, "foreign_accelerator_smi/metricsexporter368_amd_smi_umc_correctable.txt")
+    [tool, f] = r.facts
+    assert (tool.kind, tool.tool) == ("foreign_accelerator_tool", "amd-smi")
+    assert (f.kind, f.gpu, f.correctable, f.uncorrectable, f.deferred, f.blocks, f.memory_error, f.evidence.line) == (
+        "foreign_gpu_ecc_count", None, 2, 0, 0, None, False, 3)
+
+
+# CONSTRUCTED from amdsmi's CLI templates (metricEccErrorCountTemplate, metricEccBlockErrorCountTemplate) and its
+# changelog's example of `amd-smi metric --ecc --ecc-blocks`: two GPUs, the second with uncorrectable counts
+_AMD_ECC = ("GPU: 0\n    ECC:\n        TOTAL_CORRECTABLE_COUNT: 0\n        TOTAL_UNCORRECTABLE_COUNT: 0\n        TOTAL_DEFERRED_COUNT: 0\n"
+            "        CACHE_CORRECTABLE_COUNT: 0\n        CACHE_UNCORRECTABLE_COUNT: 0\n    ECC_BLOCKS:\n        UMC:\n"
+            "            CORRECTABLE_COUNT: 0\n            UNCORRECTABLE_COUNT: 0\n            DEFERRED_COUNT: 0\n\n"
+            "GPU: 1\n    ECC:\n        TOTAL_CORRECTABLE_COUNT: 5\n        TOTAL_UNCORRECTABLE_COUNT: 4\n        TOTAL_DEFERRED_COUNT: 0\n"
+            "        CACHE_CORRECTABLE_COUNT: N/A\n        CACHE_UNCORRECTABLE_COUNT: N/A\n    ECC_BLOCKS:\n        UMC:\n"
+            "            CORRECTABLE_COUNT: 5\n            UNCORRECTABLE_COUNT: 3\n            DEFERRED_COUNT: 0\n        SDMA:\n"
+            "            CORRECTABLE_COUNT: 0\n            UNCORRECTABLE_COUNT: 1\n            DEFERRED_COUNT: 0\n")
+
+
+def test_amd_smi_ecc_two_gpus():
+    fs = [f for f in foreign_accelerator_smi.parse(Artefact(path="t.txt", text=_AMD_ECC, node="n1")).facts
+          if f.kind == "foreign_gpu_ecc_count"]
+    assert [(f.gpu, f.correctable, f.uncorrectable, f.blocks, f.memory_error, f.evidence.line) for f in fs] == [
+        (0, 0, 0, None, False, 1), (1, 5, 4, "UMC, SDMA", True, 14)]
+
+
+def test_amd_smi_other_metrics_are_not_ecc():
+    # CONSTRUCTED from amd-smi metric's other sections: a clock block and PCIe counters are no ECC count
+    text = "GPU: 0\n    PCIE:\n        WIDTH: 16\n        REPLAY_COUNT: 0\n    CLOCK:\n        GFX_0:\n            CLK: 132 MHz\n"
+    assert not foreign_accelerator_smi.detect(text)

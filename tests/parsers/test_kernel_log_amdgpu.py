@@ -116,3 +116,79 @@ def test_ras_fixture_and_grouping():
 ])
 def test_ras_not_read(line):
     assert _ras(line + "\n") == []
+
+
+# --- amdgpu's GPU page faults (kernel_log_amdgpu.note_vm_fault / emit_vm_faults) ---------------------------------------
+
+def _vm(text: str):
+    return [f for f in kernel_log.parse(Artefact(path="dmesg.txt", text=text, node="n1")).facts if f.kind == "amdgpu_vm_fault"]
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+@pytest.mark.parametrize(("lines", "hub", "retry", "pasid", "process", "pid", "address", "client", "bus"), [
+    # real (ROCm/legacy-rocm-build#2804, gmc_v10's form, the process on the head)
+    (["amdgpu 0000:0b:00.0: amdgpu: [gfxhub] page fault (src_id:0 ring:24 vmid:8 pasid:32770, for process python pid 1796 thread python pid 1796)",
+      "amdgpu 0000:0b:00.0: amdgpu:   in page starting at address 0x00007f5279bab000 from client 0x1b (UTCL2)"],
+     "gfxhub", None, 32770, "python", 1796, "0x00007f5279bab000", "UTCL2", "0000:0b:00.0"),
+    # real (ROCm/amdgpu#172, gmc_v9 6.9+: the process on its own line, "from IH client")
+    (["amdgpu 0000:c6:00.0: amdgpu: [gfxhub0] no-retry page fault (src_id:0 ring:24 vmid:3 pasid:32769)",
+      "amdgpu 0000:c6:00.0: amdgpu:  for process pt_main_thread pid 12924 thread pt_main_thread pid 12924)",
+      "amdgpu 0000:c6:00.0: amdgpu:   in page starting at address 0x0000ae8570611000 from IH client 0x1b (UTCL2)",
+      "amdgpu 0000:c6:00.0: amdgpu: VM_L2_PROTECTION_FAULT_STATUS:0x00301031"],
+     "gfxhub0", False, 32769, "pt_main_thread", 12924, "0x0000ae8570611000", "UTCL2", "0000:c6:00.0"),
+    # real (getsolus/packages#7986, 6.12's " Process ..." line, "from client 10")
+    (["amdgpu 0000:0e:00.0: amdgpu: [gfxhub] page fault (src_id:0 ring:173 vmid:8 pasid:32791)",
+      "amdgpu 0000:0e:00.0: amdgpu:  Process python3 pid 15615 thread python3 pid 15615",
+      "amdgpu 0000:0e:00.0: amdgpu:   in page starting at address 0x00007febd6383000 from client 10"],
+     "gfxhub", None, 32791, "python3", 15615, "0x00007febd6383000", "10", "0000:0e:00.0"),
+    # real (FreeBSDDesktop/kms-drm#76: Linux 4.15's gmc_v9 form under FreeBSD's device name, "at page ... from 18")
+    (["drmn0: [mmhub] VMC page fault (src_id:0 ring:153 vm_id:0 pas_id:0)",
+      "drmn0:   at page 0x00005b7199707000 from 18",
+      "drmn0: VM_L2_PROTECTION_FAULT_STATUS:0x00000000"],
+     "mmhub", None, 0, None, None, "0x00005b7199707000", "18", None),
+    # real (freebsd/drm-kmod#78: FreeBSD's device name, a retry fault, an empty process name)
+    (["drmn0: [gfxhub0] retry page fault (src_id:0 ring:0 vmid:3 pasid:32770, for process  pid 101779 thread  pid 101779)"],
+     "gfxhub0", True, 32770, None, 101779, None, None, None),
+])
+def test_vm_fault_forms(prefix, lines, hub, retry, pasid, process, pid, address, client, bus):
+    text = "".join(prefix + line + "\n" for line in lines)
+    assert kernel_log.detect(text)
+    result = kernel_log.parse(Artefact(path="dmesg.txt", text=text, node="n1"))
+    (f,) = [f for f in result.facts if f.kind == "amdgpu_vm_fault"]
+    assert (f.hub, f.retry, f.pasid, f.process, f.pid, f.address, f.client, f.pci_bus_id, f.evidence.line) == (
+        hub, retry, pasid, process, pid, address, client, bus, 1)
+    assert result.lines_used == len(lines)
+
+
+@pytest.mark.parametrize(("name", "faults", "process", "hub"), [
+    ("rocmbuild2804_amdgpu_gfxhub_page_fault.log", 1, "python", "gfxhub"),
+    ("amdgpu172_amdgpu_noretry_page_fault.log", 2, "pt_main_thread", "gfxhub0"),
+    ("amdgpu150_amdgpu_mmhub_page_fault.log", 2, "ipython3", "mmhub0"),
+])
+def test_vm_fault_fixtures(name, faults, process, hub):
+    (f,) = _vm((FIXTURES / name).read_text())
+    assert (f.faults, f.process, f.hub) == (faults, process, hub)
+
+
+@pytest.mark.parametrize("line", [
+    # CONSTRUCTED negatives: the CPU's page fault, a status line alone, a sentence naming the fault
+    "BUG: unable to handle page fault for address: ffffa0e1c0000000",
+    "amdgpu 0000:c6:00.0: amdgpu: VM_L2_PROTECTION_FAULT_STATUS:0x00301031",
+    "we keep getting a gfxhub page fault when training",
+])
+def test_vm_fault_not_read(line):
+    assert _vm(line + "\n") == []
+
+
+def test_vm_faults_of_two_gpus_interleaved():
+    # real (ROCm/legacy-rocm-build#2480: two GPUs' faults printed line by line between each other, dmesg -T's stamps)
+    text = ("[Tue Sep 19 15:03:01 2023] amdgpu 0000:83:00.0: amdgpu: [gfxhub0] no-retry page fault (src_id:0 ring:40 vmid:8 pasid:32776, for process python pid 4277 thread python pid 4277)\n"
+            "[Tue Sep 19 15:03:01 2023] amdgpu 0000:03:00.0: amdgpu: [gfxhub0] no-retry page fault (src_id:0 ring:40 vmid:8 pasid:32775, for process python pid 4278 thread python pid 4278)\n"
+            "[Tue Sep 19 15:03:01 2023] amdgpu 0000:03:00.0: amdgpu:   in page starting at address 0x0000000000000000 from IH client 0x1b (UTCL2)\n"
+            "[Tue Sep 19 15:03:01 2023] amdgpu 0000:83:00.0: amdgpu:   in page starting at address 0x0000000000000000 from IH client 0x1b (UTCL2)\n"
+            "[Tue Sep 19 15:03:01 2023] amdgpu 0000:03:00.0: amdgpu: VM_L2_PROTECTION_FAULT_STATUS:0x00841051\n"
+            "[Tue Sep 19 15:03:01 2023] amdgpu 0000:83:00.0: amdgpu: VM_L2_PROTECTION_FAULT_STATUS:0x00841051\n")
+    result = kernel_log.parse(Artefact(path="dmesg.txt", text=text, node="n1"))
+    fs = sorted((f.pci_bus_id, f.pid, f.address, f.evidence.line) for f in result.facts if f.kind == "amdgpu_vm_fault")
+    assert fs == [("0000:03:00.0", 4278, "0x0000000000000000", 2), ("0000:83:00.0", 4277, "0x0000000000000000", 1)]
+    assert result.lines_used == 6
