@@ -147,7 +147,7 @@ def main() -> int:
 
 #: names of engine/parse_pool.py that parse_one calls, measured apart by --phases: name -> label
 _STEPS = {"foreign_runs": "foreign_runs (a run of another program's lines)", "unread_failures": "unread_failures",
-          "_launcher_label": "_launcher_label", "FileCoverage": "FileCoverage (the file's row)"}
+          "_launcher_label": "_launcher_label", "_coverage_row": "_coverage_row (the file's FileCoverage)"}
 
 
 def phases(texts: list[tuple[str, str]], router, n: int, repeat: int) -> int:
