@@ -304,6 +304,18 @@ class DataLoaderFailure(Fact):
     #: pin_memory_thread: the original error says the pinned (page-locked) host allocation failed ("CUDA error: out of memory")
     pinned_alloc_failed: bool = False
 
+
+@fact_kind
+class DataLoaderWorkerExited(Fact):
+    """PyTorch's DataLoader found a worker process gone and no signal named for it: ``RuntimeError: DataLoader worker
+    (pid(s) 16732) exited unexpectedly`` (dataloader.py _try_get_data), or the SIGCHLD handler's ``DataLoader worker
+    (pid 109) exited unexpectedly with exit code 1.`` Why the worker died is not in the line; a worker killed by a
+    signal the handler named is ``dataloader_worker_killed``."""
+
+    kind: Literal["dataloader_worker_exited"] = "dataloader_worker_exited"
+    pids: str  # the workers' pids as the line lists them ("10116,14052")
+    exit_code: int | None = None  # the exit code, where the SIGCHLD handler's line gives it
+
 @fact_kind
 class CufileError(Fact):
     """An ERROR line of cufile.log, the log of GPUDirect Storage's user library (libcufile, under kvikio,

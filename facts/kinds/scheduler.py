@@ -128,6 +128,22 @@ class K8sPolicyState(Fact):
 
 
 @fact_kind
+class K8sObjectCondition(Fact):
+    """One entry of an object's ``status.conditions`` as ``kubectl get <kind> <name> -o yaml`` prints it: a Volcano
+    PodGroup's ``type: Unschedulable`` ``status: "True"`` ``reason: NotEnoughResources`` ``message: '1/0 tasks in gang
+    unschedulable: 0 nodes are available'``, a Pod's ``PodScheduled``, a Job's ``Failed``."""
+
+    kind: Literal["k8s_object_condition"] = "k8s_object_condition"
+    object_kind: str  # "PodGroup", "Pod", "Job"
+    object_name: str | None = None
+    namespace: str | None = None
+    condition_type: str  # "Unschedulable", "Scheduled", "PodScheduled", "Ready"
+    status: str | None = None  # "True", "False", "Unknown"
+    reason: str | None = None  # "NotEnoughResources"
+    message: str | None = None
+
+
+@fact_kind
 class K8sNodeExtendedResource(Fact):
     """A node's capacity and allocatable count of one extended resource (``nvidia.com/gpu``: 16 and 0)."""
 

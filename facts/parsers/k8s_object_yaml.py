@@ -34,18 +34,32 @@ state-RDMA-device-plugin, state-multus-cni, ...), ``state`` one of ready, notRea
       - name: state-OFED
         state: notReady                                   (Mellanox/network-operator#720, verbatim)
 
+An object's ``status.conditions`` (any kind's: a Volcano or kube-batch PodGroup's, a Pod's, a Job's) are one entry
+each, ``type``, ``status``, ``reason``, ``message``: a PodGroup the gang scheduler could not place says so there::
+
+    status:
+      conditions:
+      - lastTransitionTime: "2019-12-20T09:21:55Z"
+        message: '1/0 tasks in gang unschedulable: 0 nodes are available'
+        reason: NotEnoughResources
+        status: "True"
+        transitionID: 2a5042bb-230a-11ea-9acd-36ff53d104df
+        type: Unschedulable                               (volcano-sh/volcano#604, verbatim)
+
 Facts: ``k8s_object`` per object (``object_kind``, ``api_version``, ``name``, ``namespace``,
 ``extended_resources``: ``<path>.<resource>=<quantity>`` joined with ``; ``, e.g.
 ``spec.capability.nvidia.com/gpu=4``), citing its ``kind:`` line. A context fact: an object's
 configuration says nothing of the GPUs' health. ``k8s_policy_state`` per entry of a policy's ``status.appliedStates``
 (``state_name``, ``state``, the first line of its ``message``), citing its first line. Empty input, or no
+``k8s_object_condition`` per entry of an object's ``status.conditions`` that names its ``type``
+(``condition_type``, ``status``, ``reason``, ``message``), citing its message line (else its type line). Empty input, or no
 top-level ``kind:``: nothing.
 """
 from __future__ import annotations
 
 import re
 
-from stethoscope.facts.kinds.scheduler import K8sObject, K8sPolicyState  # noqa: F401 - the fact classes live in facts/kinds
+from stethoscope.facts.kinds.scheduler import K8sObject, K8sObjectCondition, K8sPolicyState  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
 KIND = "k8s_object_yaml"
@@ -65,6 +79,9 @@ _NOT_RESOURCES = frozenset({"metadata", "labels", "annotations", "nodeSelector",
 
 #: the keys of an entry of a policy's status.appliedStates (nicclusterpolicy_types.go AppliedState)
 _STATE_KEYS = frozenset({"name", "state", "message"})
+#: the keys of an entry of an object's status.conditions read (metav1.Condition, and the same fields of a PodGroup's,
+#: a Pod's, a Job's own condition types)
+_CONDITION_KEYS = frozenset({"type", "status", "reason", "message"})
 
 
 def detect(head: str) -> bool:
@@ -97,7 +114,7 @@ def parse(artefact: Artefact) -> ParseResult:
         top = not path or path == ["items"]
         if key == "kind" and top and val and val[:1].isupper():
             cur = {"line": no, "kind": val, "depth": len(path), "api": api, "name": None, "ns": None, "res": [],
-                   "states": []}
+                   "states": [], "conds": []}
             objects.append(cur)
             api = None
         elif key == "apiVersion" and top:
@@ -114,6 +131,13 @@ def parse(artefact: Artefact) -> ParseResult:
                 if m["item"] or not cur["states"]:
                     cur["states"].append({"line": no})
                 cur["states"][-1].setdefault(key, _scalar(val))
+            elif rel == ["status", "conditions"]:
+                # - lastTransitionTime: ... / message: ... / reason: ... / status: "True" / type: Unschedulable
+                if m["item"] or not cur["conds"]:
+                    cur["conds"].append({"line": no})
+                if key in _CONDITION_KEYS:
+                    cur["conds"][-1].setdefault(key, _scalar(val))
+                    cur["conds"][-1].setdefault(key + "_line", no)
             elif val and _EXTENDED.match(key) and not _NOT_RESOURCES.intersection(rel):
                 q = _QUANTITY.match(val)
                 if q:
@@ -127,6 +151,12 @@ def parse(artefact: Artefact) -> ParseResult:
             if st.get("name") and st.get("state"):  # (an entry cut before its state says nothing)
                 fb.add(K8sPolicyState, st["line"], policy_kind=o["kind"], policy_name=o["name"], state_name=st["name"],
                        state=st["state"], message=st.get("message") or None)
+        for c in o["conds"]:
+            if c.get("type"):  # (an entry cut before its type says nothing)
+                # cited at its message (what the report should quote), else at its type
+                fb.add(K8sObjectCondition, c.get("message_line") or c["type_line"], object_kind=o["kind"], object_name=o["name"], namespace=o["ns"],
+                       condition_type=c["type"], status=c.get("status"), reason=c.get("reason"),
+                       message=c.get("message") or None)
     return result
 
 

@@ -73,3 +73,23 @@ def test_a_states_message_any_key_first():
     facts = [f for f in p.parse(Artefact(path="n.yaml", text=text, node="n")).facts if f.kind == "k8s_policy_state"]
     assert [(f.evidence.line, f.state_name, f.state, f.message) for f in facts] == [
         (7, "state-OFED", "error", "the driver container is not ready on 2 nodes"), (10, "state-multus-cni", "ready", None)]
+
+
+def test_volcano604_podgroup_status_condition():
+    # volcano-sh/volcano#604: a PodGroup's -o yaml, its one condition (the entry starts at "- lastTransitionTime:")
+    name = "volcano604_podgroup_unschedulable.yaml"
+    facts = [f for f in p.parse(Artefact(path=name, text=(FIX / name).read_text(), node="node1")).facts
+             if f.kind == "k8s_object_condition"]
+    assert [(f.evidence.line, f.object_kind, f.object_name, f.namespace, f.condition_type, f.status, f.reason, f.message)
+            for f in facts] == [(17, "PodGroup", "nginx-group", "test", "Unschedulable", "True", "NotEnoughResources",
+                                 "1/0 tasks in gang unschedulable: 0 nodes are available")]
+
+
+def test_conditions_any_key_first_and_cut_entries():
+    # CONSTRUCTED: two conditions, type first in one; an entry cut before its type says nothing; a pod's
+    # spec.conditions-like key elsewhere is not a status condition
+    text = ("apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata:\n  name: pg\nstatus:\n  conditions:\n"
+            "  - type: Scheduled\n    status: \"True\"\n  - lastTransitionTime: \"2024-01-01T00:00:00Z\"\n    reason: tasks\n"
+            "  phase: Running\nspec:\n  conditions:\n  - type: X\n")
+    facts = [f for f in p.parse(Artefact(path="n.yaml", text=text, node="n")).facts if f.kind == "k8s_object_condition"]
+    assert [(f.evidence.line, f.condition_type, f.status) for f in facts] == [(7, "Scheduled", "True")]

@@ -40,3 +40,32 @@ def test_real_lines(name, want):
 def test_forms(text, want):
     assert parse_text(text) == want
     assert torch_dataloader.detect(text) == bool(want)
+
+
+def exited(text: str):
+    return [(f.evidence.line, f.pids, f.exit_code) for f in
+            torch_dataloader.parse(Artefact(path="t.log", text=text, node="node1")).facts if f.kind == "dataloader_worker_exited"]
+
+
+@pytest.mark.parametrize("name,want", [
+    # the quoted raise statement (line 10) names no pid: only the raised line (xuebinqin/BASNet#32)
+    ("basnet32_worker_exited_unexpectedly.txt", [(11, "16732", None)]),
+    ("gdrnet16_bus_error_then_exited.txt", [(5, "3216", None)]),
+])
+def test_worker_exited_real(name, want):
+    text = (FIX / name).read_text()
+    assert torch_dataloader.detect(text)
+    assert exited(text) == want
+
+
+@pytest.mark.parametrize("text,want", [
+    # CONSTRUCTED: two workers; the SIGCHLD handler's exit-code form (torch/csrc/DataLoader.cpp)
+    ("RuntimeError: DataLoader worker (pid(s) 10116, 14052) exited unexpectedly\n", [(1, "10116,14052", None)]),
+    ("RuntimeError: DataLoader worker (pid 109) exited unexpectedly with exit code 1. Details are lost due to multiprocessing.\n",
+     [(1, "109", 1)]),
+    # a signal named is torch_log's; the source line, a redacted pid: not read
+    ("RuntimeError: DataLoader worker (pid 1817) is killed by signal: Killed.\n", []),
+    ("    raise RuntimeError('DataLoader worker (pid(s) {}) exited unexpectedly'.format(pids_str))\n", []),
+])
+def test_worker_exited_forms(text, want):
+    assert exited(text) == want
