@@ -34,3 +34,39 @@ def test_socket_nic_under_the_cpu_once_per_process():
 def test_no_topology_print():
     assert nccl_topo_print.parse(Artefact(path="x.log", text="vm:1:2 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n")).facts == []
     assert not nccl_topo_print.detect("vm:1:2 [0] NCCL INFO + PCI[24.0] - PCI/1000\n")
+
+
+def _fixture_texts():
+    for path in sorted((ROOT / "fixtures").rglob("*")):
+        if path.is_file() and path.suffix not in {".gz", ".zst", ".xz", ".bz2", ".tar", ".zip"}:
+            try:
+                text = path.read_text()
+            except (UnicodeDecodeError, OSError):
+                continue
+            if "+ PCI[" in text or "+ NET[" in text:
+                yield path, text
+
+
+def test_link_lines_are_lines_with_on_every_fixture(monkeypatch):
+    # the reader's scan from "+" characters (issue 12) gives base.lines_with's lines, wherever a NET line stands;
+    # with _PLUS_MAX 0 the fallback scan (_LINK_AT) gives them from the first other "+"
+    from stethoscope.facts.parsers.base import lines_with
+    texts = list(_fixture_texts())
+    assert len(texts) >= 10
+    for plus_max in (nccl_topo_print._PLUS_MAX, 0, 3):
+        monkeypatch.setattr(nccl_topo_print, "_PLUS_MAX", plus_max)
+        for path, text in texts:
+            want = list(lines_with(text, ("+ PCI[", "+ NET["))) if "+ NET[" in text else []
+            assert nccl_topo_print._link_lines(text) == want, (path, plus_max)
+
+
+def test_link_lines_past_many_other_plus_signs():
+    # CONSTRUCTED: a print after more "+" characters than _PLUS_MAX (a diff or a table pasted above it), two links
+    # on one line, the last line without its newline
+    head = "x + y\n" * (nccl_topo_print._PLUS_MAX + 5)
+    text = (head + "vm:1:2 [0] NCCL INFO + PCI[24.0] - NIC/0 + PCI[1.0]\n"
+            + "vm:1:2 [0] NCCL INFO                 + NET[25.0] - NET/0 (0/0/0/25.000000)")
+    from stethoscope.facts.parsers.base import lines_with
+    assert nccl_topo_print._link_lines(text) == list(lines_with(text, ("+ PCI[", "+ NET[")))
+    assert len(nccl_topo_print._link_lines(text)) == 2
+    assert nccl_topo_print._link_lines(head + "vm:1:2 [0] NCCL INFO + PCI[24.0] - NIC/0\n") == []
