@@ -396,8 +396,21 @@ def _message(rest: str) -> str:
     return rest[m.start():]
 
 
+# NVRM: Xid (0001:00): 6, PE0001          (1.0-96xx to R2xx drivers: "(%04x:%02x)", the bus then the slot, no
+# NVRM: Xid (0003:00): 8, Channel 00000001  domain; the same logs say "nvidia 0000:01:00.0" for "(0001:00)")
+_XID_OLD_BUS = re.compile(r"^(?P<bus>[0-9a-fA-F]{4}):(?P<dev>[0-9a-fA-F]{2})$")
+
+
 def _bus(raw: str) -> str | None:
     return try_pci_bus_id(raw)
+
+
+def _xid_bus(raw: str) -> str | None:
+    """An Xid line's bus id: today's forms, else the old drivers' four-digit bus and slot (domain 0)."""
+    bus = _bus(raw)
+    if bus is None and (old := _XID_OLD_BUS.match(raw.strip())) is not None and int(old["bus"], 16) < 0x100:
+        bus = f"0000:{int(old['bus'], 16):02x}:{int(old['dev'], 16):02x}.0"
+    return bus
 
 
 def _stamp_of(line: str) -> str | None:
@@ -710,7 +723,7 @@ def _xid(b: FactBuilder, ln: int, msg: str, common: dict, used: set[int], log_sp
             return
         b.error(ln, "Xid line without '(PCI:...): <code>'")
         return
-    bus = _bus(_XID_MIG.sub("", m["pci"]))
+    bus = _xid_bus(_XID_MIG.sub("", m["pci"]))
     if bus is None:
         b.error(ln, f"bad PCI bus id {m['pci']!r} in Xid line")
         return

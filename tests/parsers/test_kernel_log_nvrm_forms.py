@@ -2,6 +2,8 @@
 bench/nvrm_formats.yaml, issue 11 item 2): each is read as its message kind, and a near miss is not."""
 from __future__ import annotations
 
+import pathlib
+
 import pytest
 
 from stethoscope.facts.parsers import kernel_log
@@ -282,3 +284,18 @@ def test_multi_line_record_as_dev_kmsg_escapes_it():
     assert ("api_mismatch", None, 3) in got
     assert all(k != "probe_failed" for k, _, _ in got)  # the probe's failure is the refusal's, no second reason
     assert "\\x0a" in r.facts[0].evidence.text  # the evidence quotes the line as read
+
+
+def test_xid_line_of_old_drivers_bus_and_slot():
+    # the 1.0-96xx to R2xx drivers' "(%04x:%02x)": bus then slot, no domain; the line as a 2008 post on
+    # forums.developer.nvidia.com/t/deciphering-an-nvrm-xid-message/2574 quotes it (a page round rB1 cites), and
+    # "NVRM: Xid (0001:00): 6, PE0001" as syslogs of those drivers print it beside "nvidia 0000:01:00.0"
+    facts = _facts("NVRM: Xid (0003:00): 8, Channel 00000001\n"
+                   "[  265.538924] NVRM: Xid (0001:00): 6, PE0001 \n")
+    assert [(f.kind, f.pci_bus_id, f.xid) for f in facts] == [
+        ("xid_event", "0000:03:00.0", 8), ("xid_event", "0000:01:00.0", 6)]
+    # near miss: five digits before the colon is no bus of that form; the line stays a parse problem, not dropped
+    fixture = pathlib.Path(__file__).parents[2] / "fixtures/artefacts/kernel_log/nvforum2574_xid8_old_bus_slot.log"
+    assert [(f.pci_bus_id, f.xid) for f in _facts(fixture.read_text())] == [("0000:03:00.0", 8)]
+    r = kernel_log.parse(Artefact(path="dmesg.log", text="NVRM: Xid (00001:00): 8, Channel 00000001\n", node="n1"))
+    assert r.facts == [] and [e.message for e in r.errors] == ["bad PCI bus id '00001:00' in Xid line"]
