@@ -94,6 +94,11 @@ FAILURE_WORDS = re.compile(
     # ValueError: Expected input batch_size (32) to match target batch_size (16).
     # Exception: Server process terminated unexpectedly.       (Python's bare Exception; THUDM/slime#1326, harvest 2504)
     r"|^\s*(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)(?::|\s*$)|^\s*Exception: \S"
+    # google.api_core.exceptions.TooManyRequests: 429 POST https://storage.googleapis.com/storage/v1/b?project=...
+    #   (kubeflow/pipelines#3674) a class of a library's exceptions or errors module whose name says neither Error nor
+    #   Exception (google.api_core.exceptions' NotFound, Forbidden, DeadlineExceeded, ServiceUnavailable; triton.runtime.
+    #   errors' OutOfResources): the module's name says what it is, the line begins with it as Python prints an uncaught one
+    r"|^\s*(?:[A-Za-z_]\w*\.)+(?:exceptions|errors)\.[A-Z]\w*: \S"
     # CUDAdrv: Error During Test
     #   Got an exception of type CUDAdrv.CuError outside of a @test          (JuliaGPU/CUDAdrv.jl#106, Julia 0.6)
     #   Julia's Test stdlib (Test.jl Base.show(io, ::Error)): printstyled("Error During Test") [" at file:line"], then for

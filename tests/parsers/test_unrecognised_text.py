@@ -973,3 +973,26 @@ def test_an_ipython_traceback_that_ends_is_read_at_its_exception_line():
     facts, limits = _cut(text, True)
     assert limits == []
     assert [n for n, _ in facts] == [10]  # the exception's line alone: not the header, not the listing's raise
+
+
+def test_an_exception_of_a_libraries_exceptions_module_is_a_failure_whatever_its_name():
+    """An uncaught exception whose class name says neither Error nor Exception, of a module named exceptions or errors:
+    the line Python prints for it is the failure (real: kubeflow/pipelines#3674's GCS 429; CONSTRUCTED from
+    google/api_core/exceptions.py's class names: ServiceUnavailable, DeadlineExceeded). A word 'exceptions.' in prose, a
+    module path without a class, a class in another module stay what they were."""
+    from stethoscope.facts.parsers.unrecognised_text import FAILURE_WORDS, detect, parse
+    for line in ("google.api_core.exceptions.TooManyRequests: 429 POST https://storage.googleapis.com/storage/v1/b?project=p:"
+                 " The project exceeded the rate limit for creating and deleting buckets.",
+                 "google.api_core.exceptions.ServiceUnavailable: 503 Connection reset by peer",  # CONSTRUCTED
+                 "  google.api_core.exceptions.DeadlineExceeded: 504 Deadline Exceeded"):  # CONSTRUCTED
+        assert FAILURE_WORDS.search(line), line
+    for line in ("see google.api_core.exceptions.NotFound: it is raised for a 404",
+                 "import google.api_core.exceptions",
+                 "mypkg.handlers.Retry: 3 attempts left"):  # CONSTRUCTED
+        assert not FAILURE_WORDS.search(line), line
+    art = Artefact(path="out.txt", node="n", text="uploading shard 3 of 8\n"
+                   "google.api_core.exceptions.ServiceUnavailable: 503 Connection reset by peer\n")  # CONSTRUCTED
+    art.normalise()
+    assert detect(art.text)
+    facts = parse(art).facts
+    assert [(f.kind, f.evidence.line) for f in facts] == [("text_error_line", 2)]
