@@ -9,7 +9,7 @@ DeepSpeed's op builder) prints it to its own log.
 Sample content (an MMEdu import in a container; pytorch/pytorch#153760 quotes the first words
 alone, "Job failures with: `No CUDA runtime is found`")::
 
-    >>> import MMEdu
+    >>> import MMEdu  # doctest: +SKIP
     No CUDA runtime is found, using CUDA_HOME='/usr/local/cuda'
 
 A program's own print of ``torch.cuda.is_available()`` / ``torch.cuda.device_count()`` says the same
