@@ -26,7 +26,7 @@ from typing import Callable, Iterable, Iterator
 from stethoscope.engine.foreign_runs import foreign_runs, read_nothing, records_report, uninformative_reason
 from stethoscope.engine.report import FileCoverage, LimitHit, ParseProblem
 from stethoscope.facts.bundle import UNKNOWN_NODE, FileTask, RawBundle, Skipped, is_binary, task_artefacts
-from stethoscope.facts.model import Fact, set_dict, set_extra, set_fields, set_private, share_keys
+from stethoscope.facts.model import Fact, model_as_validated, share_keys
 from stethoscope.facts.parsers.base import Artefact, ParseError, ParseResult, merge_folded
 from stethoscope.engine.knowledge import add_reading, load_coverage, load_polarity
 from stethoscope.facts import classify
@@ -304,7 +304,6 @@ def parse_one(art: Artefact, router=None) -> FileResult:
 
 #: the fields a file's coverage row is given (_coverage_row: all of them)
 _ROW_FIELDS = frozenset(FileCoverage.model_fields)
-_new = object.__new__
 
 
 def _coverage_row(path: str, kind: str, node: str, facts: int, skipped_lines: int, read_by: list[str],
@@ -319,13 +318,9 @@ def _coverage_row(path: str, kind: str, node: str, facts: int, skipped_lines: in
             and type(skipped_lines) is int and type(read_by) is list and type(checks) is dict \
             and all(type(k) is str for k in read_by) \
             and all(type(k) is str and type(v) is list and all(type(c) is str for c in v) for k, v in checks.items()):
-        row = _new(FileCoverage)
-        set_dict(row, {"path": path, "kind": kind, "node": node, "facts": facts, "skipped_lines": skipped_lines,
-                       "read_by": read_by, "checks": checks})
-        set_fields(row, set(_ROW_FIELDS))
-        set_extra(row, None)
-        set_private(row, {"_readings": readings, "_named": named})
-        return row
+        return model_as_validated(FileCoverage, {"path": path, "kind": kind, "node": node, "facts": facts,
+                                                 "skipped_lines": skipped_lines, "read_by": read_by, "checks": checks},
+                                  set(_ROW_FIELDS), {"_readings": readings, "_named": named})
     row = FileCoverage(path=path, kind=kind, node=node, facts=facts, skipped_lines=skipped_lines, read_by=read_by,
                        checks=checks)
     row._readings = readings

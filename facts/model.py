@@ -207,14 +207,35 @@ set_dict, set_fields, set_extra, set_private = (
     BaseModel.__dict__[name].__set__ for name in ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__"))
 
 
+def model_as_validated(cls: type[BaseModel], values: dict[str, Any], fields_set: set[str],
+                       private: dict[str, Any] | None = None) -> BaseModel:
+    """A ``cls`` holding ``values`` as its ``__dict__`` (each of the type validation stores, in the
+    fields' order), ``fields_set`` as the fields set, no extra and ``private`` as its private values,
+    built without validation: what _rebuilt_row, evidence_at and engine/parse_pool's file coverage
+    rows each need (pydantic's ``__init__`` costs 10-25 us a model). The caller vouches for the types.
+
+    >>> ev = model_as_validated(Evidence, {"path": "dmesg", "line": 3, "text": "NVRM: Xid"}, {"path", "line", "text"})
+    >>> ev == Evidence(path="dmesg", line=3, text="NVRM: Xid")
+    True
+    """
+    model = _new(cls)
+    set_dict(model, values)
+    return with_slots(model, fields_set, private)
+
+
+def with_slots(model: BaseModel, fields_set: set[str], private: dict[str, Any] | None = None) -> BaseModel:
+    """``model`` (made by ``object.__new__``, its ``__dict__`` filled) given the pydantic slots
+    validation would: ``fields_set``, no extra, ``private``."""
+    set_fields(model, fields_set)
+    set_extra(model, None)
+    set_private(model, private)
+    return model
+
+
 def _rebuilt_row(cls: type[Fact], names: tuple[str, ...], key: frozenset[str], row: list, path: str, line: int, text: str) -> Fact:
     """An unpickled fact (Fact.__reduce__): its ``row`` of values in the order of ``names``, its
     evidence's (path, line, text) apart (what ``row`` holds in the evidence's place is not used)."""
-    ev = _new(Evidence)
-    set_dict(ev, {"path": path, "line": line, "text": text})
-    set_fields(ev, _EVIDENCE_SET)
-    set_extra(ev, None)
-    set_private(ev, None)
+    ev = model_as_validated(Evidence, {"path": path, "line": line, "text": text}, _EVIDENCE_SET)
     model = _new(cls)
     if _sharing and len(names) > SHARE_FROM:  # with_values's key-sharing dict, filled name by name
         d = model.__dict__
@@ -223,23 +244,15 @@ def _rebuilt_row(cls: type[Fact], names: tuple[str, ...], key: frozenset[str], r
         d = dict(zip(names, row))
         set_dict(model, d)
     d["evidence"] = ev
-    set_fields(model, _FIELDS_SETS.get(key) or shared_fields_set(key))
-    set_extra(model, None)
-    set_private(model, None)
-    return model
+    return with_slots(model, _FIELDS_SETS.get(key) or shared_fields_set(key))
 
 
 def evidence_at(path: str, line: int, text: str) -> Evidence:
     """``Evidence(path=path, line=line, text=text)`` of values validation stores as given (a str, an int, a
     str: a fact's own validated ones), built as _rebuilt_row builds one, without validation (~13 us a
     call on this VM): a part of a fact cited (an nccl_test_table's row: 5,120 at 1,024 bench nodes)."""
-    ev = _new(Evidence)
-    set_dict(ev, {"path": intern(path) if len(path) <= INTERN_MAX else path, "line": line,
-                  "text": intern(text) if len(text) <= INTERN_MAX else text})
-    set_fields(ev, _EVIDENCE_SET)
-    set_extra(ev, None)
-    set_private(ev, None)
-    return ev
+    return model_as_validated(Evidence, {"path": intern(path) if len(path) <= INTERN_MAX else path, "line": line,
+                                         "text": intern(text) if len(text) <= INTERN_MAX else text}, _EVIDENCE_SET)
 
 
 #: what view_value gives for a value the rule engine does not see

@@ -22,9 +22,8 @@ from typing import Any, Callable, Iterator, Literal, Union, get_args, get_origin
 
 from stethoscope.facts.limits import EVIDENCE_CHARS, FACTS_PER_KIND, MESSAGE_CHARS, Hit, cut
 from stethoscope.facts import model as model_module
-from stethoscope.facts.model import (INTERN_MAX, MISSING, SHARE_FROM, Evidence, Fact, set_dict as _set_dict,
-                                     set_extra as _set_extra, set_fields as _set_fields, set_private as _set_private,
-                                     shared_fields_set, view_value)
+from stethoscope.facts.model import (INTERN_MAX, MISSING, SHARE_FROM, Evidence, Fact, model_as_validated,
+                                     set_dict as _set_dict, shared_fields_set, view_value, with_slots)
 
 
 #: how many times Artefact.line_of counts from the start for an earlier offset before it
@@ -438,11 +437,7 @@ class _Typed:
         if evidence is None:
             if len(text := ev["text"]) <= INTERN_MAX:
                 ev["text"] = intern(text)
-            evidence = _new(Evidence)
-            _set_dict(evidence, ev)
-            _set_fields(evidence, _EVIDENCE_SET)
-            _set_extra(evidence, None)
-            _set_private(evidence, None)
+            evidence = model_as_validated(Evidence, ev, _EVIDENCE_SET)
         fact = _new(self.cls)
         split = self.split and model_module._sharing
         if split:  # with_values's key-sharing dict: one key first (an empty one would copy the defaults' table)
@@ -460,10 +455,7 @@ class _Typed:
                 values[name] = intern(v)
         if not split:
             _set_dict(fact, values)
-        _set_fields(fact, self.fields_set)
-        _set_extra(fact, None)
-        _set_private(fact, None)
-        return fact
+        return with_slots(fact, self.fields_set)
 
 
 def _same(a: Any, b: Any) -> bool:
