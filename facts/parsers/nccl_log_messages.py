@@ -23,7 +23,8 @@ and NCCL's own format strings (``git grep`` over NVIDIA/nccl v2.4.8-1 to v2.28.9
     WARN("NET/IB : %s:%d async fatal event: %s", ...)        WARN("NET/IB : %s:%d async fatal event on QP (%p): %s", ...)
     WARN("NET/IB : %s:%d GID table changed", ...)            (2.28; IBV_EVENT_GID_CHANGE)
     WARN("NET/IB : %s:%d unknown event type (%d)", ...)      (2.23 and later; GID change was one of them before 2.28)
-    WARN("cudaArch %d ncclMaxSharedMem %d exceeds device/fn maxSharedMem %zu", ...)      (enqueue.cc)
+    WARN("cudaArch %d ncclMaxSharedMem %d exceeds device/fn maxSharedMem %zu", ...)      (enqueue.cc, to 2.29.3)
+    WARN("cudaArch %d dynamic smem %d exceeds device/fn maxSharedMem %d", ...)           (enqueue.cc, 2.29.7 on)
     WARN("[Proxy Service %d] Failed to execute operation %s from rank %d, retcode %d", ...)   (2.12 and later proxy.cc)
     WARN("Proxy Call to rank %d failed (%s)", ...)    WARN("Socket recv failed while polling for opId=%p", ...)
 """
@@ -47,7 +48,7 @@ if TYPE_CHECKING:
     from stethoscope.facts.parsers.nccl_log import NcclLogState
 
 # Cheap test before any regex: every message handled here holds one of these.
-_KEYS_RE = re.compile(r"Mismatched collective|collective mismatch|async|NET/OFI|NET/GPUDirectTCPX|NET/FasTrak|ncclMaxSharedMem|Proxy|Service thread|polling for opId|GID table changed|incoming CPU|Maximum retry reached for "
+_KEYS_RE = re.compile(r"Mismatched collective|collective mismatch|async|NET/OFI|NET/GPUDirectTCPX|NET/FasTrak|fn maxSharedMem|Proxy|Service thread|polling for opId|GID table changed|incoming CPU|Maximum retry reached for "
                       r"|unknown event type|timeout cnt|timeout poll|timeout error")
 
 # Mismatched collective detected, please check your collective calls at and around rank 39. You can use NCCL_DEBUG=INFO ...
@@ -403,7 +404,8 @@ _PROXY_UDS = re.compile(
     r"(?P<rank>\d+)\b.*? failed(?: : (?P<rc>\d+))?"
 )
 # cudaArch 800 ncclMaxSharedMem 90112 exceeds device/fn maxSharedMem 65536   (the format above, filled in)
-_SHARED_MEM = re.compile(r"^cudaArch (?P<arch>\d+) ncclMaxSharedMem (?P<req>\d+) exceeds device/fn maxSharedMem (?P<avail>\d+)")
+# cudaArch 1200 dynamic smem 82240 exceeds device/fn maxSharedMem 79856         (2.29.7 on: the same check, reworded)
+_SHARED_MEM = re.compile(r"^cudaArch (?P<arch>\d+) (?:ncclMaxSharedMem|dynamic smem) (?P<req>\d+) exceeds device/fn maxSharedMem (?P<avail>\d+)")
 
 
 def read_proxy(msg: str) -> dict[str, Any] | None:

@@ -651,3 +651,13 @@ def test_profiler_plugin_unsupported_at_attn_and_info(pad: int) -> None:
     warns = [(f.message_kind, f.local_device) for f in r.facts if f.kind == "nccl_warn"]
     assert warns == [("profiler_plugin_unsupported", 0), ("profiler_plugin_unsupported", 1)]
     assert r.lines_used == text.count("\n")
+
+
+@pytest.mark.parametrize("line", [
+    # CONSTRUCTED from NCCL's formats (enqueue.cc): v2.26.2-1 .. v2.29.3-1, then v2.29.7-1 on
+    "n1:4312:4312 [0] enqueue.cc:71 NCCL WARN cudaArch 1200 ncclMaxSharedMem 82240 exceeds device/fn maxSharedMem 79856",
+    "n1:4312:4312 [0] enqueue.cc:81 NCCL WARN cudaArch 1200 dynamic smem 82240 exceeds device/fn maxSharedMem 79856",
+])
+def test_shared_memory_check_in_both_wordings(line):
+    facts = [f for f in parse(line + "\n").facts if f.kind == "nccl_shared_mem_exceeds"]
+    assert [(f.cuda_arch, f.requested, f.available) for f in facts] == [(1200, 82240, 79856)]
