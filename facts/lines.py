@@ -763,6 +763,16 @@ PLAIN_GATE = _PLAIN_DFA
 # the terminal and a table's rows (padded to one width) are lines of their own.
 _TERMINAL_WIDTHS = frozenset((80, 100, 120, 132, 160, 200))
 _MIN_WIDTH = 80  # terminals open 80 wide; a text wrapped narrower is a program's (Open MPI's help)
+# ... or a narrow window's (a phone's terminal, a split pane): a wall of rows of one width under 80 whose cuts fall
+# inside words, as no program's word wrap does (linux-surface/linux-surface#1884, dkms and dpkg copied 36 wide):
+#   env NV_VERBOSE=1 make -j8 modules KE
+#   RNEL_UNAME=6.17.1-surface-2
+#   Error! Bad return status for module 
+#   build on kernel: 6.17.1-surface-2 (x
+#   86_64)
+# taken only from _NARROW_MIN columns up, with _NARROW_WALL rows of the width at least, one of them cut inside a word
+# (see _narrow_cut), and in a text without tabs or "\r" (whose rows' widths _joinable does not measure under 80)
+_NARROW_MIN, _NARROW_WALL = 30, 3
 # what a record's own first row starts with (any of these ends a wrapped line): an indentation
 #   node1:1633:1633 [0] NCCL INFO ...   [ 4564.303884] NVRM: ...   2024-05-01T12:00:00Z ...   Nov 29 18:30:18 host ...
 #   E1206 18:44:12.715298 ...   | GPU  Name ... |   +----+   10: <srun -l label>   (RayWorkerWrapper pid=581, ...)
@@ -920,12 +930,15 @@ def _unwrap(text: str, split: list[list[str]] | None = None) -> tuple[str, dict[
     width = max(widths)
     if split is not None and rows is not None and "\r" not in text:
         split.append(rows)  # (the rows are not changed below: a cut is joined in a copy)
-    if width < _MIN_WIDTH:
+    narrow = width < _MIN_WIDTH
+    if narrow and (width < _NARROW_MIN or rows is None or "\r" in text):
         return None
     full = widths.count(width)
     if m is not None and rows is None:
         rows = text.split("\n")
     margin = m[0] if m and all(not r.strip() or r.startswith(m[0]) for r in rows) else ""
+    if narrow and (full < _NARROW_WALL or not _narrow_cut(rows, widths, width, len(margin))):
+        return None
     # a width terminals do not open with: two rows at least share it, and they make a wall, as
     # cut rows do (no more rows just under W than at W: a text of its own has a tail of lengths)
     single = False
@@ -991,6 +1004,26 @@ def _unwrap(text: str, split: list[list[str]] | None = None) -> tuple[str, dict[
             joined[i + 1] = j - i
         i = _next_row(widths, width, j + 1, last)
     return ("\n".join(out), joined) if joined else None
+
+
+def _narrow_cut(rows: list[str], widths: list[int], width: int, cut: int) -> bool:
+    """Whether a row of ``width`` columns (under _MIN_WIDTH) ends inside a word the next row goes on with: the two
+    pieces make a word the project's messages hold and the first piece is none (``... modules KE`` / ``RNEL_UNAME=``,
+    ``... package nvidi`` / ``a-kernel-dkms``): a window's cut. A program's word wrap (Open MPI's help: ``... messaging
+    module`` / ``was unable to find ...``) and a padded report's rows (ibportstate's ``...10.0 Gbps`` /
+    ``LinkSpeedEnabled:...``, ulimit -a's) put two words of their own there."""
+    known = None
+    for k in range(len(rows) - 1):
+        if widths[k] != width:
+            continue
+        tail, head = _TAIL_LETTERS.search(rows[k]), _HEAD_LETTERS.match(rows[k + 1], cut)
+        if tail is None or head is None:
+            continue
+        known = known or _known_words()
+        piece = tail[0].lower()
+        if (piece + head[0]).lower() in known and (piece not in _SHORT_WORDS if len(piece) <= 2 else piece not in known):
+            return True
+    return False
 
 
 def _single_cut(row: str, nxt: str, ends: bool) -> bool:

@@ -941,6 +941,37 @@ def test_lines_that_only_look_cut_are_kept():
     assert getattr(normalise(q), "joined", None) is None
 
 
+def test_a_text_a_narrow_window_cut_inside_words_is_joined():
+    """A wall of rows of one width under 80 whose cuts fall inside words is a narrow window's copy (a phone's
+    terminal): joined as a terminal's cut is (linux-surface/linux-surface#1884, dkms and dpkg 36 columns wide)."""
+    text = (FIX / "artefacts" / "package_install" / "linuxsurface1884_nvidia_kernel_dkms_cut_36_columns.txt").read_text()
+    assert max(map(len, text.split("\n"))) == 36
+    out = [ln for ln in normalise(text).split("\n") if ln]
+    assert "env NV_VERBOSE=1 make -j8 modules KERNEL_UNAME=6.17.1-surface-2" in out
+    assert "Error! Bad return status for module build on kernel: 6.17.1-surface-2 (x86_64)" in out
+    assert "Consult /var/lib/dkms/nvidia-current/550.163.01/build/make.log for more information." in out
+    assert " installed nvidia-kernel-dkms package post-installation script subprocess returned error exit status 10" in out
+    # CONSTRUCTED: the same lines cut at 40 and 60 columns read the same
+    whole = "\n".join(out)
+    for width in (40, 60):
+        assert [ln for ln in normalise(_cut(whole, width)).split("\n") if ln] == out, width
+
+
+def test_narrow_rows_a_program_wrapped_between_words_are_kept():
+    """Near misses under 80 columns (real fixtures): a program's word wrap (Open MPI's help, the newline where the
+    blank was: 'messaging module' / 'was unable'), padded reports whose rows end in a word of their own (ibportstate's
+    dotted fields, ulimit -a), a miner's rows of one width; none is joined."""
+    for rel in ("openmpi_help/charliecloud142_openib_no_nics.txt", "ibportstate/exadata2_disabled_ports.txt",
+                "ulimit/tf11392_ulimit_l_and_a_unlimited.txt", "nvml_init/claymore246_nvml_cannot_get_temperature_error_15.txt"):
+        text = (FIX / "artefacts" / rel).read_text()
+        assert max(map(len, text.split("\n"))) < 80
+        assert getattr(normalise(text), "joined", None) is None, rel
+    # CONSTRUCTED: rows of 36 cut between words only (a hand's wrap of equal rows) and a wall under 30 columns
+    assert getattr(normalise("the driver container could not\nunload the modules after the last\nrun of the old driver pod\n"),
+                   "joined", None) is None
+    assert getattr(normalise(_cut("Error! Bad return status for module build on kernel", 20)), "joined", None) is None
+
+
 def test_blank_rows_as_wide_as_a_terminal_are_no_cut():
     """A text of blank rows only, one of them 100 blanks wide (a window of a padded file): nothing
     to join, and no row to read a margin from (_unwrap once raised StopIteration here)."""

@@ -31,7 +31,9 @@ Facts: one ``package_install_failed`` per package that failed for a reason of it
 ``--configure`` ...), ``reason`` script_failed (``exit_status``), file_conflict, other; a DKMS build error
 just before a package's failure is that failure's cause (``reason`` build_failed, ``module``,
 ``module_version``, ``kernel``; evidence the DKMS line); a DKMS build error with no package after it is a
-fact of its own (``tool`` dkms, the module as package). A package left unconfigured because one it
+fact of its own (``tool`` dkms, the module as package); so is a compiler's error in the NVIDIA driver's DKMS build tree
+(``/var/lib/dkms/nvidia-current/418.74/build/common/inc/nv-linux.h:733:21: error: ...``, its make.log pasted: the
+driver's source did not compile against the kernel), one a module version, DKMS's own line after it its end. A package left unconfigured because one it
 depends on failed (``dependency``) and one named only under ``Errors were encountered while processing:``
 (``listed``) are facts only where the paste shows no package's own failure (a paste cut before it: still
 a failed install, never read as nothing). apt's ``E: Sub-process /usr/bin/dpkg returned an error code``
@@ -84,6 +86,15 @@ _APT = re.compile(r"^E: Sub-process \S{0,200}dpkg returned an error code \((?P<r
 _DKMS_BUILD = re.compile(r"^Error! Bad return status for module build on kernel: (?P<kernel>\S{1,120}) \((?P<arch>[\w-]{1,20})\)\s*$")
 # Consult /var/lib/dkms/nvidia/390.144/build/make.log for more information.             (pop-os/beta#310)
 _DKMS_CONSULT = re.compile(r"^Consult \S{0,200}/(?P<module>[\w.+-]{1,80})/(?P<version>[\w.+~-]{1,80})/build/make\.log for more information\.\s*$")
+# a compiler's error in the NVIDIA driver's DKMS build tree, as its make.log (or dkms build -v) shows it: kbuild builds
+# an external module by its full path (M=/var/lib/dkms/<module>/<version>/build), so gcc names the file so (the driver's
+# source did not compile against this kernel: a kernel newer than the branch supports):
+# /var/lib/dkms/nvidia-current/418.74/build/common/inc/nv-linux.h:733:21: error: void value not ignored as it ought to be
+#   (linux-surface/linux-surface#52: Debian's 418.74 on kernel 5.3.18)
+# /var/lib/dkms/nvidia/530.30.02/build/nvidia/os-mlock.c:42:9: error: implicit declaration of function 'follow_pfn'   (CONSTRUCTED)
+# Another module's tree (bbswitch, v4l2loopback) is not the driver's: left to the unrecognised-text reader
+_DKMS_CC_ERROR = re.compile(r"^/var/lib/dkms/(?P<module>nvidia(?:-current|-srv|-open)?)/(?P<version>[\w.+~-]{1,80})/build/"
+                            r"\S{1,300}?:\d{1,6}(?::\d{1,4})?: (?:fatal )?error: \S[^\n]{0,400}$")
 # dpkg's, apt's and DKMS's progress, read with no fact:
 # Setting up bcmwl-kernel-source (6.30.223.271+bdcom-0ubuntu5) ...                      (pop-os/pop#1338)
 # Unpacking nvidia-peer-memory-dkms (1.1-0) ...   Preparing to unpack .../nvidia-peer-memory-dkms_1.1-0_all.deb ...   (Mellanox/nv_peer_memory#80)
@@ -115,7 +126,9 @@ _PROGRESS = re.compile(
     r"|No apport report written because [^\n]{0,300}|Secure Boot not enabled on this system\.|Running module version sanity check\."
     r"|depmod\.{3}|DKMS: install completed\.)\s*$")
 _DETECT = re.compile(r"^dpkg: error processing (?:package|archive) \S|^Errors were encountered while processing:|"
-                     r"^Error! Bad return status for module build on kernel: |^E: Sub-process \S{0,200}dpkg returned an error code", re.M)
+                     r"^Error! Bad return status for module build on kernel: |^E: Sub-process \S{0,200}dpkg returned an error code"
+                     r"|^/var/lib/dkms/nvidia(?:-current|-srv|-open)?/[\w.+~-]{1,80}/build/\S{1,300}?:\d{1,6}(?::\d{1,4})?: (?:fatal )?error: ",
+                     re.M)
 #: the NVIDIA driver's DKMS module: nvidia (Ubuntu's, NVIDIA's repository), nvidia-current (Debian's)
 _DRIVER_MODULE = re.compile(r"^nvidia(?:-current|-srv|-open)?$")
 #: Debian's names of the driver's kernel module packages (debian_packages' _DRIVER has Ubuntu's and NVIDIA's)
@@ -124,7 +137,8 @@ _STEPS = {"configure": "configure", "install": "install", "unpack": "unpack", "r
 
 
 def detect(head: str) -> bool:
-    return any(s in head for s in ("dpkg: error processing ", "Errors were encountered", "Bad return status", "E: Sub-process ")) \
+    return any(s in head for s in ("dpkg: error processing ", "Errors were encountered", "Bad return status", "E: Sub-process ",
+                                   "/var/lib/dkms/nvidia")) \
         and _DETECT.search(head) is not None
 
 
@@ -151,10 +165,12 @@ def parse(artefact: Artefact) -> ParseResult:
     errors_were: int | None = None  # the line of "Errors were encountered while processing:"
     open_error: dict | None = None  # a dpkg error line waiting for its reason
     in_list = False
+    seq = 0  # non-blank lines so far: how near two lines are (a terminal's cut rows, joined, leave blank rows behind)
     for n, line in enumerate(artefact.lines, 1):
         if not line.strip():
             in_list = False
             continue
+        seq += 1
         if open_error is not None and (line[:1] in " \t" or _SCRIPT.match(line) or _DEPENDS_LEFT.match(line)
                                        or _OVERWRITE.match(line)):
             # the reason, one space in (a paste may lose the space: Mellanox/nv_peer_memory#80's
@@ -180,14 +196,23 @@ def parse(artefact: Artefact) -> ParseResult:
             continue
         in_list = False
         if (m := _ERROR.match(line)) is not None:
-            open_error = {"line": n, "package": _package(m["pkg"] or m["archive"]), "step": _STEPS.get(m["step"], "other"),
+            open_error = {"line": n, "seq": seq, "package": _package(m["pkg"] or m["archive"]), "step": _STEPS.get(m["step"], "other"),
                           "reason": "other", "exit_status": None, "message": line.strip()}
             result.lines_used += 1
         elif (m := _DKMS_BUILD.match(line)) is not None:
-            dkms.append({"line": n, "kernel": m["kernel"], "module": None, "version": None, "text": line.strip()})
+            if dkms and dkms[-1].get("cc") and dkms[-1]["kernel"] is None:  # the same build's end, after its compiler error
+                dkms[-1].update(line=n, seq=seq, kernel=m["kernel"], text=f"{line.strip()} ({dkms[-1]['text']})", cc=False)
+            else:
+                dkms.append({"line": n, "seq": seq, "kernel": m["kernel"], "module": None, "version": None, "text": line.strip()})
+            result.lines_used += 1
+        elif (m := _DKMS_CC_ERROR.match(line)) is not None:
+            # the make.log's compiler error: the build's failure where DKMS's own line is not pasted (one a module version)
+            if not any(d["module"] == m["module"] and d["version"] == m["version"] for d in dkms):
+                dkms.append({"line": n, "seq": seq, "kernel": None, "module": m["module"], "version": m["version"],
+                             "text": line.strip(), "cc": True})
             result.lines_used += 1
         elif (m := _DKMS_CONSULT.match(line)) is not None:
-            if dkms and dkms[-1]["module"] is None and n - dkms[-1]["line"] <= 2:
+            if dkms and dkms[-1]["module"] is None and seq - dkms[-1]["seq"] <= 2:
                 dkms[-1].update(module=m["module"], version=m["version"])
             result.lines_used += 1
         elif (m := _PREVENT.match(line)) is not None:
@@ -235,7 +260,7 @@ def _settle(err: dict, own: dict[str, dict], depending: dict[str, int], dkms: li
     if err["reason"] == "dependency":
         depending.setdefault(pkg, err["line"])
         return
-    if dkms and err["line"] - dkms[-1]["line"] <= 4:
+    if dkms and err["seq"] - dkms[-1]["seq"] <= 4:
         d = dkms.pop()  # the message: DKMS's line (it names the kernel), then the script's exit
         err.update(line=d["line"], reason="build_failed", module=d["module"], module_version=d["version"], kernel=d["kernel"],
                    message=f"{d['text']}; {err['message']}")

@@ -84,3 +84,28 @@ def test_driver_package_names():
 def test_progress_without_a_failure_is_not_this_reader():
     # Mellanox/nv_peer_memory#80's progress lines: an install that went through is not detected
     assert not package_install.detect("Setting up nvidia-peer-memory-dkms (1.1-0) ...\nDKMS: install completed.\n")
+
+
+def test_compiler_error_in_the_driver_dkms_tree_is_its_build_failure():
+    # linux-surface/linux-surface#52: the make.log alone, gcc's error under /var/lib/dkms/nvidia-current/418.74/build/
+    (f,) = parse_fixture(package_install, "package_install/linuxsurface52_nvidia_current_418_make_log_error.txt").facts
+    assert (f.evidence.line, f.tool, f.module, f.module_version, f.kernel, f.step, f.reason, f.nvidia_driver) == (
+        2, "dkms", "nvidia-current", "418.74", None, "build", "build_failed", True)
+    assert f.message.endswith("nv-linux.h:733:21: error: void value not ignored as it ought to be")
+    # CONSTRUCTED (dkms build -v: gcc's errors, make's, then DKMS's own line): one fact, DKMS's line naming the kernel
+    text = ("/var/lib/dkms/nvidia/530.30.02/build/nvidia/os-mlock.c:42:9: error: implicit declaration of function 'follow_pfn'\n"
+            "/var/lib/dkms/nvidia/530.30.02/build/nvidia/os-mlock.c:57:5: error: too few arguments to function 'pin'\n"
+            "make[1]: *** [Makefile:2024: /var/lib/dkms/nvidia/530.30.02/build] Error 2\n"
+            "Error! Bad return status for module build on kernel: 6.5.0-41-generic (x86_64)\n"
+            "Consult /var/lib/dkms/nvidia/530.30.02/build/make.log for more information.\n")
+    (f,) = parse_fixture(package_install, text=text).facts
+    assert (f.evidence.line, f.module, f.module_version, f.kernel, f.nvidia_driver) == (4, "nvidia", "530.30.02", "6.5.0-41-generic", True)
+    assert "follow_pfn" in f.message
+
+
+def test_compiler_lines_that_are_not_the_driver_build_error_are_not_read():
+    # CONSTRUCTED: another module's tree (left to the unrecognised-text reader), a warning, the path in prose
+    for line in ("/var/lib/dkms/bbswitch/0.8/build/bbswitch.c:12:3: error: unknown type name 'acpi_handle'\n",
+                 "/var/lib/dkms/nvidia/530.30.02/build/nvidia/nv.c:12:3: warning: unused variable 'x'\n",
+                 "see /var/lib/dkms/nvidia/530.30.02/build/nvidia/nv.c:12:3: error: x\n"):
+        assert not package_install.detect(line)
