@@ -1,6 +1,6 @@
 """Every knowledge file has a schema and validates (issue 12: "the knowledge schemas are tested").
 
-facts/knowledge.py is the one loader of knowledge/**/*.yaml. These tests check that each shipped
+facts/knowledge/ is the one loader of knowledge/**/*.yaml. These tests check that each shipped
 file matches its pydantic schema, that a typo'd key or a wrong type in a copy fails with a
 message naming the file and the key, and that an id the vocabulary does not know is caught.
 """

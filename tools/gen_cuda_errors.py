@@ -52,7 +52,7 @@ def _first_sentence(doc: str) -> str:
 def build() -> str:
     src = json.loads(SOURCE.read_text(encoding="utf-8"))
     judg = yaml.safe_load(JUDGEMENTS.read_text(encoding="utf-8"))
-    knowledge.validate("cuda_error_judgements.yaml", judg, str(JUDGEMENTS))  # its schema and ids (facts/knowledge.py)
+    knowledge.validate("cuda_error_judgements.yaml", judg, str(JUDGEMENTS))  # its schema and ids (facts/knowledge/cuda.py)
     by_name: dict[str, dict] = {}
     for group in judg["groups"]:
         for name in group["names"]:

@@ -224,7 +224,7 @@ def build_unlisted(j: dict) -> dict:
 
 def generate() -> str:
     j = yaml.safe_load(JUDGEMENTS.read_text(encoding="utf-8"))
-    knowledge.validate("xid_judgements.yaml", j, str(JUDGEMENTS))  # its schema and ids (facts/knowledge.py)
+    knowledge.validate("xid_judgements.yaml", j, str(JUDGEMENTS))  # its schema and ids (facts/knowledge/xid.py)
     rec = {k: v for k, v in j["recovery_actions"].items() if k != "source"}
     data = {
         "source": "NVIDIA Xid catalogue (docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html, October 2025), "

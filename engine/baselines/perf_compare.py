@@ -74,7 +74,7 @@ def current_baseline() -> store.Baseline | None:
 
 
 def expected_platforms() -> list[knowledge.PerfPlatform]:
-    """knowledge/expected_perf.yaml, validated (facts/knowledge.py)."""
+    """knowledge/expected_perf.yaml, validated (facts/knowledge/perf.py)."""
     return knowledge.load("expected_perf.yaml").platforms
 
 

@@ -27,7 +27,7 @@ Workflow = Xid74Workflow
 
 
 def load_workflow() -> Workflow:
-    """knowledge/xid74_workflow.yaml, validated (facts/knowledge.py) and cached."""
+    """knowledge/xid74_workflow.yaml, validated (facts/knowledge/xid.py) and cached."""
     return knowledge.load("xid74_workflow.yaml")
 
 

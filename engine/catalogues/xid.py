@@ -76,7 +76,7 @@ def _text() -> str:
 
 
 def load_catalogue() -> XidCatalogue:
-    """knowledge/xid.yaml, validated (facts/knowledge.py) and cached."""
+    """knowledge/xid.yaml, validated (facts/knowledge/xid.py) and cached."""
     return knowledge.load("xid.yaml")
 
 

@@ -18,7 +18,7 @@ from stethoscope.facts.model import Fact, of_kind
 
 @lru_cache(maxsize=None)
 def load_tree(name: str = "throughput_dropped") -> Tree:
-    """knowledge/decision_trees/<name>.yaml, validated (facts/knowledge.py)."""
+    """knowledge/decision_trees/<name>.yaml, validated (facts/knowledge/cases.py)."""
     return knowledge.load(f"decision_trees/{name}.yaml")
 
 

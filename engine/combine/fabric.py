@@ -43,12 +43,12 @@ CARRIED_REASON = "it carried traffic earlier in the window (node_infiniband_port
 
 
 def counter_limits() -> list[knowledge.IbCounter]:
-    """knowledge/ib_counters.yaml, validated (facts/knowledge.py)."""
+    """knowledge/ib_counters.yaml, validated (facts/knowledge/fabric.py)."""
     return knowledge.load("ib_counters.yaml").counters
 
 
 def port_limits() -> dict[str, knowledge.IbPortLimit]:
-    """knowledge/ib_port_comparison.yaml's limit per reference, validated (facts/knowledge.py)."""
+    """knowledge/ib_port_comparison.yaml's limit per reference, validated (facts/knowledge/fabric.py)."""
     return knowledge.load("ib_port_comparison.yaml").comparisons
 
 

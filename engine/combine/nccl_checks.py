@@ -129,7 +129,7 @@ def gdr_distance(by_kind: dict[str, list[Fact]]) -> list[Fact]:
 # --- NCCL build vs GPU architecture --------------------------------------------------------
 
 def arch_table() -> list[knowledge.NcclArchSupport]:
-    """knowledge/nccl_arch_support.yaml, validated (facts/knowledge.py)."""
+    """knowledge/nccl_arch_support.yaml, validated (facts/knowledge/nccl.py)."""
     return knowledge.load("nccl_arch_support.yaml").support
 
 

@@ -31,7 +31,7 @@ PATH = "knowledge/nccl_known_issues.yaml"
 
 
 def knowledge():
-    """knowledge/nccl_known_issues.yaml, validated by its schema (facts/knowledge.py)."""
+    """knowledge/nccl_known_issues.yaml, validated by its schema (facts/knowledge/nccl.py)."""
     return _knowledge.load("nccl_known_issues.yaml")
 
 

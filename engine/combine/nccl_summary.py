@@ -40,7 +40,7 @@ from stethoscope.facts.kinds.nccl import (
 
 
 def knowledge(name: str):
-    """A knowledge file validated by its schema (facts/knowledge.py)."""
+    """A knowledge file validated by its schema (facts/knowledge/)."""
     return _knowledge.load(name)
 
 

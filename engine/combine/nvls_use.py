@@ -23,7 +23,7 @@ _LOG_KINDS = ("nccl_version", "nccl_env", "nccl_nvls_setup", "nccl_channel_count
 
 
 def table() -> knowledge.Nvls:
-    """knowledge/nvls.yaml, validated (facts/knowledge.py)."""
+    """knowledge/nvls.yaml, validated (facts/knowledge/nccl.py)."""
     return knowledge.load("nvls.yaml")
 
 

@@ -41,7 +41,7 @@ DEGRADED_RULES = frozenset({"ib_width_below_siblings", "ib_rate_below_siblings",
 
 
 def limits() -> knowledge.Localisation:
-    """knowledge/localisation.yaml, validated (facts/knowledge.py)."""
+    """knowledge/localisation.yaml, validated (facts/knowledge/localisation.py)."""
     return knowledge.load("localisation.yaml")
 
 

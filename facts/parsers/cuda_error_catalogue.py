@@ -46,7 +46,7 @@ def _text() -> str:
 def entries() -> tuple[Entry, ...]:
     lines = [i for i, ln in enumerate(_text().splitlines(), 1) if ln.startswith("- api: ")]
     out = []
-    for i, e in enumerate(knowledge.load("cuda_errors.yaml").errors):  # validated (facts/knowledge.py)
+    for i, e in enumerate(knowledge.load("cuda_errors.yaml").errors):  # validated (facts/knowledge/cuda.py)
         out.append(Entry(api=e.api, code=e.code, name=e.name, text=e.text, description=e.description,
                          texts=tuple(e.texts), cause=e.cause, component=e.component, severity=e.severity,
                          actions=tuple(e.actions), specific_rules=tuple(e.specific_rules),

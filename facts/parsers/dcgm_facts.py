@@ -14,7 +14,7 @@ from stethoscope.facts.kinds.dcgm import (  # noqa: F401 - the fact classes live
 
 @lru_cache(maxsize=1)
 def knowledge() -> dict:
-    """knowledge/dcgm.yaml validated by its schema (facts/knowledge.py), as plain data."""
+    """knowledge/dcgm.yaml validated by its schema (facts/knowledge/dcgm.py), as plain data."""
     return _knowledge.load("dcgm.yaml").model_dump()
 
 

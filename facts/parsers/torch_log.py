@@ -324,7 +324,7 @@ def _progress(b: FactBuilder, no: int, line: str, node: str, grank: int | None) 
 
 
 def _late_limit_ms() -> int:
-    return knowledge.load("torch_watchdog.yaml").late_at_least_ms  # validated (facts/knowledge.py TorchWatchdogLimits)
+    return knowledge.load("torch_watchdog.yaml").late_at_least_ms  # validated (facts/knowledge/perf.py TorchWatchdogLimits)
 
 
 def _emit_timeouts(b: FactBuilder, timeouts: dict, progress: dict) -> None:

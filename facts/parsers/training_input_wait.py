@@ -78,7 +78,7 @@ _AVG_ROUNDING_SHARE = 0.05
 
 
 def _input_limits() -> tuple[float, int]:
-    data = knowledge.load("input_pipeline.yaml")  # validated (facts/knowledge.py InputPipelineLimits)
+    data = knowledge.load("input_pipeline.yaml")  # validated (facts/knowledge/perf.py InputPipelineLimits)
     return data.at_least_share, data.min_lines
 
 

@@ -390,7 +390,7 @@ _STRAGGLER_GATES = ("performance:", "STRAGGLER DETECTION WARNING", "MnRtt/Rnk:",
 
 
 def _limits() -> tuple[float, int]:
-    data = knowledge.load("straggler.yaml")  # validated (facts/knowledge.py StragglerLimits)
+    data = knowledge.load("straggler.yaml")  # validated (facts/knowledge/perf.py StragglerLimits)
     return data.below_score, data.min_ranks
 
 
