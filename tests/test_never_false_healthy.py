@@ -208,6 +208,16 @@ def test_pytorchs_cpp_frames_without_their_error_are_never_healthy(ruleset, tmp_
     assert rep.verdict == "inconclusive" and [(h.limit, h.path) for h in rep.coverage.limits] == [("cut_short", "vm/frames.txt")]
 
 
+def test_c10_backtrace_frames_without_their_error_are_never_healthy(ruleset, tmp_path):
+    # vllm-project/vllm#19670's excerpt: c10 "frame #N: ..." lines alone, the header and the error they belong to cut off,
+    # beside a healthy bundle: the capture is cut short, never healthy
+    text = (ART / "unrecognised_text" / "vllm19670_c10_frames_cut.txt").read_text()
+    p = _copy(tmp_path, A) / "vm" / "frames.txt"
+    p.write_text(text)
+    rep = diagnose_bundle(p.parents[1], ruleset, jobs=1)
+    assert rep.verdict == "inconclusive" and [(h.limit, h.path) for h in rep.coverage.limits] == [("cut_short", "vm/frames.txt")]
+
+
 def test_a_command_pasted_with_its_crash_is_never_healthy(ruleset, tmp_path):
     # the command (facebookresearch/msn#24, read as context) used to make the file "recognised"
     _faulty_quoting(ruleset, tmp_path, "vm/session.txt", "python main.py --fname configs/pretrain/msn_vits16.yaml "

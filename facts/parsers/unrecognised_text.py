@@ -233,6 +233,8 @@ def detect(text: str) -> bool:
         return True  # the middle of a traceback, cut before its exception: read as a cut capture (frames_to_end)
     if " from " in text and "#" in text and captured_frames(text.split("\n")):
         return True  # PyTorch's C++ frames: read as its error's context, or as a capture cut short (captured_frames)
+    if "frame #" in text and c10_frames_to_end(text.split("\n")) is not None:
+        return True  # c10's backtrace frames the text ends in, without their header: a capture cut short (c10_frames_to_end)
     if not ((any(g in text for g in ERROR_GATES) and ERROR_WORDS.search(text) is not None)
             or _FAILURE_ANY.search(text) is not None):
         return False
@@ -740,6 +742,33 @@ _CAPTURED_FRAME = re.compile(r"\s*#\d{1,4} \S.{0,2000}? from \S{1,500}:\d{1,9}\s
 _CAPTURED_RUN = 3
 
 
+# c10's backtrace pasted without its header and the error above it (c10/util/Backtrace.cpp: one "frame #N: " line a
+# frame, "<function> + <offset> (<address> in <library>)", or the bare "<library>(<symbol>) [<address>]" of an unresolved
+# one): the excerpt starts inside the backtrace and ends in it, what failed cut off. Real lines (vllm-project/vllm#19670,
+# its title a DistNetworkError the frames' store constructor raised):
+# frame #6: c10d::TCPStore::TCPStore(std::string, c10d::TCPStoreOptions const&) + 0x20c (0x7fcdd4b0d14c in /root/miniconda3/envs/agent-r1/lib/python3.11/site-packages/torch/lib/libtorch_cpu.so)
+# frame #9: /root/miniconda3/envs/agent-r1/bin/python3() [0x528b17]
+_C10_FRAME_LINE = re.compile(r"\s*frame #\d{1,4}: \S.{0,4000}")
+
+
+def c10_frames_to_end(lines: list[str]) -> tuple[int, int, bool] | None:
+    """(first, last 1-based line, whether an error line stands above within :data:`_C10_ABOVE`) of the run of c10
+    backtrace frames a text ends in, where no "Exception raised from ..." header stands above the run (that block is
+    :func:`_c10_block`'s: its header is read); None where the text ends in anything else or the run holds fewer than
+    :data:`_CAPTURED_RUN` frames. Frames that start a paste and an error after them are no such run: the text must end
+    in the frames (blank lines aside)."""
+    last = len(lines)
+    while last >= 1 and not lines[last - 1].strip():
+        last -= 1
+    first = last
+    while first >= 1 and _C10_FRAME_LINE.fullmatch(lines[first - 1]):
+        first -= 1
+    if last - first < _CAPTURED_RUN or (first >= 1 and _C10_HEADER.fullmatch(lines[first - 1])):
+        return None
+    above = any(_ANY_ERROR.search(lines[h]) and not quiet(lines[h]) for h in range(max(0, first - _C10_ABOVE), first))
+    return first + 1, last, above
+
+
 def captured_frames(lines: list[str]) -> list[tuple[int, int, bool]]:
     """The runs of PyTorch's CapturedTraceback frames in ``lines``: (first, last 1-based line of the run, whether an
     error line stands above it, over its header, within the lines c10's backtrace looks: the message the frames belong
@@ -783,6 +812,9 @@ def parse(artefact: Artefact) -> ParseResult:
     captured = captured_frames(lines) if " from " in artefact.text and "#" in artefact.text else []
     for first, last, _above in captured:
         done.update(range(first, last + 1))
+    c10_run = c10_frames_to_end(lines) if "frame #" in artefact.text else None
+    if c10_run is not None:
+        done.update(range(c10_run[0], c10_run[1] + 1))
     ipy_headers, ipy_body = ipython_tracebacks(lines) if "most recent call last" in artefact.text else ({}, set())
     for line, text in iter_lines(_ANY_ERROR, artefact):
         if line in ipy_body:  # an IPython traceback's frame head or source listing: its exception line says what raised
@@ -869,6 +901,13 @@ def parse(artefact: Artefact) -> ParseResult:
             b.limit(first, "cut_short", f"PyTorch's C++ stack frames (lines {first}-{last}, CapturedTraceback's "
                                         f"'#N <function> from <file>:<line>') stand without the error they belong to: "
                                         f"what failed was cut from the capture")
+    if c10_run is not None:
+        first, last, above = c10_run
+        result.lines_used += last - first + 1
+        if not above and not any(h.limit == "cut_short" for h in result.limits):
+            b.limit(first, "cut_short", f"PyTorch's C++ backtrace (lines {first}-{last}, c10's 'frame #N: <function> + "
+                                        f"<offset> (<address> in <library>)') stands without its 'Exception raised from' "
+                                        f"header and the error it belongs to: what failed was cut from the capture")
     return result
 
 

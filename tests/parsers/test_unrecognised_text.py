@@ -771,6 +771,27 @@ def test_pytorchs_cpp_frames_without_their_error_are_a_cut_capture():
     assert not detect("#4 foo from ??:0\n#5 bar from ??:0\n") and not detect("#3 see the fix from main.py:12 below\n")
 
 
+C10_FRAMES = ("frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x96 (0x7f0582ab9446 in /x/torch/lib/libc10.so)\n"
+              "frame #1: <unknown function> + 0x5ba8afe (0x7f4d1b3a8afe in /x/torch/lib/libtorch_cpu.so)\n"
+              "frame #2: /x/bin/python3() [0x528b17]\n")
+
+
+def test_c10_backtrace_frames_the_paste_ends_in_without_their_error_are_a_cut_capture():
+    # vllm-project/vllm#19670's stored excerpt: frames #6-#17 of c10's backtrace, no header, no error (was unrecognised)
+    from stethoscope.facts.parsers.unrecognised_text import detect
+    text = (ROOT / "fixtures/artefacts/unrecognised_text/vllm19670_c10_frames_cut.txt").read_text()
+    assert detect(text)
+    assert _cut(text, True) == ([], [("cut_short", 1)])
+    # CONSTRUCTED from c10/util/Backtrace.cpp's frame form: under the error and its header, the error line is read and
+    # the frames are its context; frames that start a paste with the error after them, or two frames, are no cut capture
+    facts, limits = _cut("RuntimeError: CUDA error: an illegal memory access was encountered\n"
+                         "Exception raised from c10_cuda_check_implementation at ../c10/cuda/CUDAException.cpp:43 "
+                         "(most recent call first):\n" + C10_FRAMES, True)
+    assert [n for n, _ in facts] == [1] and limits == []
+    assert ("cut_short", 1) not in _cut(C10_FRAMES + "\nterminate called after throwing an instance of 'c10::DistBackendError'\n", True)[1]
+    assert not detect("frame #1: a + 0x1 (0x2 in /x/libc10.so)\nframe #2: b + 0x1 (0x2 in /x/libc10.so)\n")
+
+
 @pytest.mark.parametrize("fallback", [True, False])
 @pytest.mark.parametrize("text", [
     # the exception line under the frames (FixMatch-pytorch#2's first traceback ends 'Exception:', a bare one)
