@@ -68,8 +68,9 @@ _ORDER_AT = re.compile(r"NCCL INFO Channel \d+/\d+ :(?:[^\S\n]+-?\d+)+[^\S\n]*$"
 # vm:1428:1439 [0] NCCL INFO ncclCommInitRankConfig comm 0x55e484784590 rank 0 nranks 2 ...
 _WORD = re.compile(r"\w+")
 _LINKS = frozenset({"nccl_ring_neighbour", "nccl_tree_link"})
+# NCCL's prefix, matched whole on the text before "NCCL INFO " (nccl_log_scan.PREFIX, as nccl_log reads it):
 # vm:1428:1439 [0]       vm:1428:1439 [0] init.cc:1000
-_PREFIX = re.compile(r"(?P<host>[\w.\-]+):(?P<pid>\d+):(?P<tid>\d+) \[-?\d+\] (?:\S+:\d+ )?")
+_PREFIX = nccl_log_scan.CHANNEL_PREFIX
 _DETECT = re.compile(r"NCCL INFO (?:Channel \d+/\d+ :(?:\s+-?\d+)+\s*$|Trees \[\d+\] "
                      r"|comm 0x[0-9a-fA-F]+ rank \d+ nRanks \d+ nNodes \d+ )", re.M)
 # Channel 00/24 : 0 1        Channel 00/04 :    0   1   2   3

@@ -35,6 +35,18 @@ import re2
 from stethoscope.facts import classify
 from stethoscope.facts.parsers import nccl_warn_kinds
 
+# NCCL's line prefix, as src/debug.cc prints it: "%s:%d:%d [%d] " (host, pid, thread, CUDA device), then in a WARN
+# line (and 2.32's ATTN) "%s:%d " (the source file and line), from 2.30 on "(%s) " (the function) before the level:
+# vm:1552:1564 [1] NCCL INFO NET/IB : No device found.
+# gpu-stress-dgc86-xfpt6:420:437 [5] transport/nvls.cc:379 (nvlsAllocateMem) NCCL WARN Failed to bind ...
+#: the one spelling of NCCL's prefix (what stands before "NCCL INFO", "NCCL WARN", "NCCL ATTN"): _SCAN's first branch,
+#: CHANNEL_PREFIX (nccl_log's channel lines, nccl_channels' candidates: matched whole on the text before "NCCL INFO")
+#: and nccl_topo_print's _PREFIX (found at the end of that text, a host's start not inside a word) are made of it
+PREFIX = r"(?P<host>[\w.\-]+):(?P<pid>\d+):(?P<tid>\d+) \[(?P<dev>-?\d+)\] (?:(?P<src>\S+):(?P<srcline>\d+) (?:\(\w+\) )?)?"
+# _SCAN's and its derivatives' groups (host, pid, dev, src, srcline, level, msg: _ROWS's findall rows) without the thread's
+_PREFIX_UNNAMED_TID = PREFIX.replace(r"(?P<tid>\d+)", r"\d+", 1)
+assert _PREFIX_UNNAMED_TID != PREFIX
+
 # Whole-text scan, one match per candidate line: one that holds "NCCL INFO", "NCCL WARN", "NCCL ATTN" (2.32),
 # "NCCL version <digit>", NCCL <= 2.3's "<file>.cc:<line> WARN ", 2.2's "] INFO " (its INFO prefix
 # "host:pid:tid [dev] INFO ", told apart by nccl_log._OLD_INFO), or one of the messages NCCL's
@@ -46,8 +58,7 @@ from stethoscope.facts.parsers import nccl_warn_kinds
 # NCCL 2.32's ATTN level ("noteworthy, not an error": src/debug.cc prints it as WARN, "[%d] %s:%d (%s) NCCL ATTN %s"):
 # vm:1633:1640 [0] plugin/profiler.cc:140 (ncclProfilerPluginInit) NCCL ATTN Profiler init failed with error '1': Operation not permitted. Continue without profiler.   (CONSTRUCTED from the format)
 _SCAN = re.compile(
-    r"^(?:(?P<host>[\w.\-]+):(?P<pid>\d+):\d+ \[(?P<dev>-?\d+)\] (?:(?P<src>\S+):(?P<srcline>\d+) (?:\(\w+\) )?)?"
-    r"NCCL (?P<level>INFO|WARN|ATTN) (?P<msg>[^\n]*)"
+    r"^(?:" + _PREFIX_UNNAMED_TID + r"NCCL (?P<level>INFO|WARN|ATTN) (?P<msg>[^\n]*)"
     r"|[^\n]*?(?:NCCL (?:INFO|WARN|ATTN|version \d)|\.(?:cc|cu|h|c|cpp):\d+ WARN |\] INFO |shared memory segment /dev/shm/nccl-"
     r"|failed to extend /dev/shm/nccl-|Got completion from peer|Mismatched collective detected|Unable to load libnccl-net"
     r"|^NCCL_[A-Z0-9_]+ set (?:by environment )?to|^[ \t]*(?:" + nccl_warn_kinds.BARE + r")|" + nccl_warn_kinds.QUOTED + r")[^\n]*)",
@@ -297,9 +308,11 @@ def _wanted_runs(text: str, data: bytes, scan: Any = _WANTED_RUNS_BUT_CHANNELS) 
     return runs
 
 
-# The part of a prefixed line before "NCCL INFO Channel " (_PREFIXED_GROUPS's, as nccl_log's _read_runs finds it)
+# The part of a prefixed line before "NCCL INFO Channel " (_PREFIXED_GROUPS's, as nccl_log's _read_runs finds it;
+# nccl_channels' candidates the same), matched whole (fullmatch): PREFIX, its thread a group of its own
 # vm:1708:1708 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM
-CHANNEL_PREFIX = re.compile(_PREFIXED_GROUPS.pattern[:_PREFIXED_GROUPS.pattern.index("NCCL (?P<level>")])
+CHANNEL_PREFIX = re.compile(PREFIX)
+assert _PREFIXED_GROUPS.pattern.startswith(_PREFIX_UNNAMED_TID + "NCCL (?P<level>")
 #: the literal nccl_log's _read_runs finds NCCL's "Channel ... via" lines by (substring search): a Runs text's
 #: every line holding it starts with NCCL's prefix or holds it inside another message (CHANNEL_PREFIX tells them apart)
 CHANNEL_AT = "NCCL INFO Channel "

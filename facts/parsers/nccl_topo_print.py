@@ -33,6 +33,7 @@ import re
 
 from stethoscope.facts.kinds.nccl import NcclTopoNicLink  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+from stethoscope.facts.parsers import nccl_log_scan
 from stethoscope.facts.parsers.nccl_log import line_counter
 
 KIND = "nccl_topo_print"
@@ -50,7 +51,8 @@ _LINK = re.compile(
 )
 # NCCL's own prefix in the text before "NCCL INFO": host:pid:tid [dev]
 # n013:101855:101885 [0] NCCL INFO ...
-_PREFIX = re.compile(r"(?<![\w.\-])(?P<host>[\w.\-]+):(?P<pid>\d+):(?P<tid>\d+) \[-?\d+\] (?:\S+:\d+ )?$")
+# (nccl_log_scan.PREFIX found at the end of that text, its host not the tail of a longer word)
+_PREFIX = re.compile(r"(?<![\w.\-])" + nccl_log_scan.PREFIX + "$")
 _LITERALS = ("+ NET[",)
 # where a link's "+ " stands, for the text past _PLUS_MAX other "+" characters: [0] NCCL INFO  + PCI[12.0] - NIC/5000
 _LINK_AT = re.compile(r"\+ (?:PCI|NET)\[")

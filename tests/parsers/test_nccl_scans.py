@@ -4,6 +4,7 @@ lines made for each rule: nccl_channels' candidates when no rule in use binds ri
 tree links (_order_candidates: a line's leftmost candidate), nccl_nvls' detect()."""
 from __future__ import annotations
 
+import bisect
 import importlib.util
 from pathlib import Path
 
@@ -230,3 +231,117 @@ def test_prefixed_count_by_runs_among_a_few_other_lines(texts):
                     differ.append((name, k))
     assert runs > 100, runs
     assert not differ, differ[:10]
+
+
+def _fixture_nccl_texts() -> list[tuple[str, str]]:
+    """Every fixture file that holds an NCCL line (NCCL's logs, rank and training logs, bundles' files, the notes that
+    quote them), as written and as the readers see it (facts/lines.normalise: a launcher's or a paste's wrapper off),
+    each repeated to the fast path's length where shorter (its lines are what matters: routing is line by line)."""
+    from stethoscope.facts.lines import normalise
+    from stethoscope.facts.parsers import nccl_log_scan
+    root = HERE.parents[1] / "fixtures"
+    out: list[tuple[str, str]] = []
+    for p in sorted(root.rglob("*")):
+        if not p.is_file():
+            continue
+        try:
+            raw = p.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue
+        if "NCCL INFO" not in raw and "NCCL WARN" not in raw and "NCCL ATTN" not in raw:
+            continue
+        seen = set()
+        for form, text in (("", raw), ("|normalised", str(normalise(raw)))):
+            if text in seen or not text.strip():
+                continue
+            seen.add(text)
+            if len(text) < nccl_log_scan._FAST_FROM:
+                body = text if text.endswith("\n") else text + "\n"
+                text = body * (nccl_log_scan._FAST_FROM // len(body) + 1)
+            out.append((f"{p.relative_to(root)}{form}", text))
+    return out
+
+
+@pytest.fixture(scope="module")
+def fixture_texts() -> list[tuple[str, str]]:
+    return _fixture_nccl_texts()
+
+
+def _companion_lines(text: str) -> dict[str, list[tuple[int, int]]]:
+    """(start, end) of each line each companion reads in ``text`` by its own scan of the whole text: nccl_channels'
+    candidates where no rule binds ring neighbours or tree links (the only case it routes), nccl_nvls' and
+    nccl_net_oob's lines that their _LINE takes."""
+    from stethoscope.facts.parsers import nccl_net_oob
+
+    def whole(start: int) -> tuple[int, int]:
+        end = text.find("\n", start)
+        return start, len(text) if end == -1 else end
+    return {
+        "nccl_channels": [whole(text.rfind("\n", 0, at) + 1) for at, _ in nccl_channels._order_candidates(text)],
+        "nccl_nvls": [whole(s) for s, line in lines_with(text, nccl_nvls._LITERALS) if nccl_nvls._LINE.match(line)],
+        "nccl_net_oob": [whole(s) for s, line in nccl_net_oob._lines_with_both(text) if nccl_net_oob._LINE.search(line)],
+    }
+
+
+def test_companion_lines_lie_in_the_routed_runs(fixture_texts):
+    """Issue 12, round rX1: the proof behind routed_regions, on every fixture text that holds an NCCL line (323 texts:
+    each file as written and normalised). (1) Every line a companion reads that starts with NCCL's prefix lies in a run
+    of nccl_log_scan's routed pass (_WANTED_RUNS_ROUTED), whatever else the text holds: the pass takes a line by the
+    line alone (the pass without the companions' messages, _WANTED_RUNS_BUT_CHANNELS, leaves ~850 of them out). (2) In
+    a text NCCL wrote alone, and in one whose other lines hold no NCCL marker (_no_other: a rank log, torchrun's banner
+    on top), every line nccl_channels and nccl_net_oob read starts with NCCL's prefix (each needs "NCCL INFO", and
+    each of those stands in a prefixed line's prefix), so they could read the runs alone; nccl_nvls also reads its
+    messages bare ("NVLS multicast support is available on dev 3"), which stand on other lines of such texts (nccl#1788's
+    fixture): it may read the runs alone only in a text NCCL wrote alone. routed_regions routes that case only: routing
+    the second (a rank log, 5.7 kB) cost more than the companions' own scans of it (bench/speed_rX1.md)."""
+    from stethoscope.facts.parsers import nccl_log_scan as S
+    outside, unprefixed, bare, checked, mixed, lines = [], [], [], 0, 0, 0
+    for name, text in fixture_texts:
+        if not text.isascii():
+            continue  # (the fast path, and so the routing, takes ASCII text only)
+        data = text.encode()
+        runs = S._wanted_runs(text, data, S._WANTED_RUNS_ROUTED)
+        if runs is None:
+            continue
+        regions = [(start, end) for start, end, _, _ in runs]
+        checked += 1
+        alone = S._ALL_PREFIXED.fullmatch(data) is not None
+        marked = text.count("NCCL INFO") + text.count("NCCL WARN") + text.count("NCCL ATTN")
+        routable = alone or S._no_other(text, S._prefixed_count(text, data, marked), data, marked)
+        mixed += routable and not alone
+        for reader, spans in _companion_lines(text).items():
+            for start, end in spans:
+                lines += 1
+                if S._PREFIXED_LINE.match(text, start, end + 1):
+                    i = bisect.bisect_right(regions, (start, float("inf"))) - 1
+                    if i < 0 or not regions[i][0] <= start < end <= regions[i][1]:
+                        outside.append((name, reader, text[start:end][:120]))
+                elif routable:
+                    (bare if reader == "nccl_nvls" else unprefixed).append((name, reader, text[start:end][:120]))
+    assert checked > 150 and mixed > 20 and lines > 1000, (checked, mixed, lines)
+    assert not outside, outside[:5]
+    assert not unprefixed, unprefixed[:5]
+    assert bare  # (real: nccl#1788's message pasted bare, among NCCL's lines: why nccl_nvls routes a text NCCL wrote alone only)
+
+
+@pytest.mark.parametrize("before, host, pid, tid", [
+    ("vm:1428:1439 [0] ", "vm", "1428", "1439"),
+    ("node2:1208:1249 [0] init.cc:1000 ", "node2", "1208", "1249"),
+    ("gpu-stress-dgc86-xfpt6:420:437 [5] transport/nvls.cc:379 (nvlsAllocateMem) ", "gpu-stress-dgc86-xfpt6", "420", "437"),
+    ("h:1:2 [-1] ", "h", "1", "2"),
+    ("h:1:2 [0] x ", None, None, None), ("h:1:2 [a] ", None, None, None), ("h:1 [0] ", None, None, None),
+])
+def test_one_spelling_of_nccls_prefix(before, host, pid, tid):
+    """Round rX1: NCCL's "host:pid:tid [dev] [file:line [(function) ]]" prefix is spelt once (nccl_log_scan.PREFIX):
+    nccl_log's CHANNEL_PREFIX and nccl_channels' _PREFIX are it matched whole on the text before "NCCL INFO";
+    nccl_topo_print's is it found at that text's end, after a paste's tag ("[1,3]<stdout>:"), its host not the tail
+    of a longer word; _SCAN's first branch is it with the thread unnamed (its rows' groups)."""
+    from stethoscope.facts.parsers import nccl_log_scan as S, nccl_topo_print
+    assert nccl_channels._PREFIX is S.CHANNEL_PREFIX and S.CHANNEL_PREFIX.pattern == S.PREFIX
+    assert nccl_topo_print._PREFIX.pattern == r"(?<![\w.\-])" + S.PREFIX + "$"
+    assert S._SCAN.pattern.startswith("^(?:" + S._PREFIX_UNNAMED_TID) and "tid" not in S._PREFIX_UNNAMED_TID
+    whole = S.CHANNEL_PREFIX.fullmatch(before)
+    tagged = nccl_topo_print._PREFIX.search("[1,3]<stdout>:" + before)
+    for m in (whole, tagged):
+        assert (m.group("host", "pid", "tid") if m else (None, None, None)) == (host, pid, tid)
+    assert (S._PREFIXED_GROUPS.match(before + "NCCL INFO x") is not None) == (host is not None)
