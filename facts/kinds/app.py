@@ -223,6 +223,34 @@ class VllmStartupMemoryShort(Fact):
 
 
 @fact_kind
+class CudaGpuCoredump(Fact):
+    """The CUDA driver began writing a GPU core dump of a process ("Starting GPU coredump generation, set the
+    CUDA_COREDUMP_SHOW_PROGRESS environment variable to 1 to enable more detailed output"): with
+    CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1 it does so when a kernel of the process hits a GPU exception (an illegal or
+    misaligned address, an illegal instruction, a trap or assert, a hardware error the GPU raised to it), before the
+    host's next CUDA call fails with that exception's error."""
+
+    kind: Literal["cuda_gpu_coredump"] = "cuda_gpu_coredump"
+    pid: int | None = None
+    rank: int | None = None
+
+
+@fact_kind
+class VllmMemoryProfileInconsistent(Fact):
+    """vLLM aborted its start-up memory profile: the GPU's free memory after its profiling run was not below the
+    free memory before it (vllm/v1/worker gpu_worker.py determine_available_memory: "Error in memory profiling.
+    Initial free memory X GiB, current free memory Y GiB. This happens when other processes sharing the same
+    container release GPU memory while vLLM is profiling during initialization."; the V0 worker printed the two
+    figures in bytes and blamed memory "not properly cleaned up before initializing the vLLM instance")."""
+
+    kind: Literal["vllm_memory_profile_inconsistent"] = "vllm_memory_profile_inconsistent"
+    initial_free_gib: float  # free before the profiling run
+    current_free_gib: float  # free after it
+    grew_gib: float  # current - initial (0 where equal: the check wants a strict drop)
+    pid: int | None = None  # the "(EngineCore_DP0 pid=N)" / "(Worker pid=N)" prefix
+
+
+@fact_kind
 class RayObjectStoreShmShort(Fact):
     """Ray found /dev/shm smaller than its object store (python/ray/_private/services.py
     ``determine_plasma_store_config``): it put the store in a disk directory instead

@@ -46,7 +46,7 @@ from __future__ import annotations
 import re
 
 from stethoscope.facts.kinds.app import (  # noqa: F401 - the fact classes live in facts/kinds
-    CudaDriverLibraryMismatch, CudaError, CudaOom,
+    CudaDriverLibraryMismatch, CudaError, CudaGpuCoredump, CudaOom,
 )
 from stethoscope.facts.parsers import cuda_error_catalogue as catalogue
 from stethoscope.facts.parsers import cuda_oom_message as oom_message
@@ -62,7 +62,14 @@ KIND = "cuda_app"
 # numba.cuda.cudadrv.error.CudaSupportError: Error at driver init: Call to cuInit results in CUDA_ERROR_NO_DEVICE (100)
 # Search for `cudaErrorDevicesUnavailable' in https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html for more information.
 # CUDA error at simpleP2P.cu:98 code=217(cudaErrorPeerAccessUnsupported) "cudaDeviceEnablePeerAccess(gpuid[1], 0)"
-NAME = re.compile(r"\b(?P<name>cudaError[A-Z]\w*|CUDA_ERROR_[A-Z][A-Z_]*[A-Z])\b")
+# > C++ exception with description "scan failed on 2nd step: hipErrorInvalidDeviceFunction: invalid device function" thrown in SetUp().
+#   (llnl/smith#1586: rocThrust's system_error, "<what>: " + hipGetErrorName + ": " + hipGetErrorString, as Thrust's
+#   CUDA backend prints "<what>: cudaErrorX: <text>"; HIP's names are CUDA's runtime ones with hip for cuda, their
+#   codes and texts the same: cuda_error_catalogue.cuda_name reads one as its CUDA twin)
+# "hipErrorNoBinaryForGpu: Unable to find code object for all current devices!"   (CONSTRUCTED from HIP's
+#   hip_code_object.cpp guarantee(false && "hipErrorNoBinaryForGpu: Unable to find code object for all current devices!"))
+NAME = re.compile(r"\b(?P<name>cudaError[A-Z]\w*|hipError[A-Z]\w*|CUDA_ERROR_[A-Z][A-Z_]*[A-Z])\b")
+NAME_PREFIXES = ("cudaError", "hipError", "CUDA_ERROR_")
 
 # RuntimeError: CUDA error: an illegal memory access was encountered
 #   what():  CUDA error: an illegal memory access was encountered
@@ -575,8 +582,31 @@ def _owned(line: str) -> bool:
     probes, ``pci_p2pdma not supported errornum: 801 error:  CUDA_ERROR_NOT_SUPPORTED``, are no application error)."""
     return any(k in line for k in NCCL_OWNED) or cufile_log.progress_line(line)
 
+# (RayWorkerWrapper pid=392789) ERROR 03-13 16:32:15 worker_base.py:574] torch.cuda.DeferredCudaCallError: CUDA call failed lazily at initialization with error: device >= 0 && device < num_gpus INTERNAL ASSERT FAILED at "../aten/src/ATen/cuda/CUDAContext.cpp":49, please report a bug to PyTorch. device=1, num_gpus=
+#   (OpenRLHF/OpenRLHF#866; ray-project/ray's train v2 shows the same at CUDAContext.cpp:52 with "device=1, num_gpus=1")
+#   PyTorch's at::cuda::getDeviceProperties: AT_ASSERT(device >= 0 && device < num_gpus, "device=", device, ", num_gpus=",
+#   num_gpus), num_gpus being the GPUs this process sees: an index past them, what CUDA itself answers with 101
+#   'invalid device ordinal' (cudaErrorInvalidDevice): the launcher's GPU binding or the program's choice of index
+TORCH_DEVICE_INDEX = re.compile(
+    r"\bdevice >= 0 && device < num_gpus INTERNAL ASSERT FAILED\b(?:[^\n]{0,400}?\bdevice=(?P<dev>-?\d{1,4}), num_gpus=)?")
+TORCH_DEVICE_INDEX_MARKER = "device < num_gpus INTERNAL ASSERT FAILED"
+
+# `rocBLAS error: Could not initialize Tensile host: No devices found.`` AMD ROCm reports no devices found`
+#   (likelovewant/ROCmLibs-for-gfx1103-AMD780M-APU#6, a maintainer quoting it from ollama's ROCm runner on Windows)
+#   rocBLAS's tensile_host.cpp when hipGetDeviceCount finds no GPU: HIP's 100 'no ROCm-capable device is detected',
+#   CUDA's cudaErrorNoDevice
+ROCBLAS_NO_DEVICE = re.compile(r"\brocBLAS error: Could not initiali[sz]e Tensile host: No devices found\b")
+ROCBLAS_NO_DEVICE_MARKER = "Tensile host: No devices found"
+
+# `Starting GPU coredump generation, set the CUDA_COREDUMP_SHOW_PROGRESS environment variable to 1 to enable more detailed output
+#   (sgl-project/sglang#6590, 2025-05: before a decode scheduler's "Scheduler hit an exception", the reporter's backtick
+#   first) the CUDA driver's own line when CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1 and a kernel of the process raised a GPU
+#   exception: it writes the dump, then the host's next call fails with the exception's error (cuda_gpu_coredump)
+COREDUMP_MARKER = "Starting GPU coredump generation"
+COREDUMP = re.compile(r"\bStarting GPU coredump generation\b(?:, set the CUDA_COREDUMP_SHOW_PROGRESS\b|[ \t.]*$)")
+
 # Literals that put a line in front of the patterns above (str.find beats a regex alternation)
-MARKERS = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", "HIP error: ", "CUDA Error", "CUDA ERROR", "Cuda error", "Error [CUDA]",
+MARKERS = ("cudaError", "hipError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", "HIP error: ", "CUDA Error", "CUDA ERROR", "Cuda error", "Error [CUDA]",
            "CUDA failure", "Cuda failure", "cuda runtime error", "THCudaCheck FAIL", "cudaGetDeviceCount", "cuInit",
            "NVIDIA driver on your system", "CUDA unknown error", "CUDA driver initialization failed",
            "Cuda API error detected", "failed to initialize CUDA", "failed to initialise CUDA", "(error code ",
@@ -584,7 +614,8 @@ MARKERS = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", "HIP e
            "_STATUS_", "CUFFT_", "NVRTC_ERROR_", "Failed to get convolution algorithm", "] Assertion `",
            "DNN library initiali", "Loaded runtime CuDNN", "cuDNN algorithm", "convolution algorithms available",
            "unable to find an engine", "out of resource: ", "OOM when allocating tensor", "Error (", "Error in ",
-           TRTLLM_PEER_MARKER, " CUDA: ", "() failed with error #", "results in UNKNOWN_CUDA_ERROR", "function returned error code", "CUDA runtime error in ") + LIBRARY_MARKERS + CUDA_GDB_EXCEPTION_MARKERS + CUBLAS_TEXT_MARKERS + GGML_MARKERS + TRITON_STATUS_MARKERS + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS + DISCOVERY_MARKERS
+           TRTLLM_PEER_MARKER, " CUDA: ", "() failed with error #", "results in UNKNOWN_CUDA_ERROR", "function returned error code", "CUDA runtime error in ", TORCH_DEVICE_INDEX_MARKER, COREDUMP_MARKER,
+           ROCBLAS_NO_DEVICE_MARKER) + LIBRARY_MARKERS + CUDA_GDB_EXCEPTION_MARKERS + CUBLAS_TEXT_MARKERS + GGML_MARKERS + TRITON_STATUS_MARKERS + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS + DISCOVERY_MARKERS
 
 # [rank3]:[E416 ...] ... / (WorkerDict pid=63294) [rank3]: ...  (the rank: torch_log_lines.global_rank)
 PID = re.compile(r"\bpid[=: ]\s*(?P<pid>\d+)")
@@ -601,7 +632,7 @@ BOILERPLATE_MARKERS = ("CUDA kernel errors might", "CUDA_LAUNCH_BLOCKING=1", "TO
                        "HIP kernel errors might", "HIP_LAUNCH_BLOCKING=1", "AMD_SERIALIZE_KERNEL=3", "TORCH_USE_HIP_DSA")
 
 DETECT = re.compile(
-    r"cudaError[A-Z]\w*|CUDA_ERROR_[A-Z_]+|CUDA [Ee]rror[: ]|HIP error: |CUDA driver error: |CUDA ERROR: |Cuda error |Error \[CUDA\]: |(?:CUDA|Cuda) failure"
+    r"cudaError[A-Z]\w*|hipError[A-Z]\w*|CUDA_ERROR_[A-Z_]+|CUDA [Ee]rror[: ]|HIP error: |CUDA driver error: |CUDA ERROR: |Cuda error |Error \[CUDA\]: |(?:CUDA|Cuda) failure"
     r"|cuda runtime error \(|THCudaCheck FAIL|Error \d+: |cudaGetDeviceCount returned|failed call to cuInit"
     r"|NVIDIA driver on your system is too old|Found no NVIDIA driver|CUDA unknown error - |CUDA driver initialization failed"
     r"|CUDA out of memory\.|Cuda API error detected: |failed to initiali[sz]e CUDA: "
@@ -622,6 +653,9 @@ DETECT = re.compile(
     r"|\bkernel version \d[\d.]{0,14} does not match DSO version \d|\b(?:libcuda|kernel) reported version is: \d"
     r"|Allocation on device \d{1,3} would exceed allowed memory|torch\.(?:cuda\.)?OutOfMemoryError(?:: |[*` \t]*(?:\r?\n|$))"
     r"|Can't enable access between nodes \d"
+    r"|device >= 0 && device < num_gpus INTERNAL ASSERT FAILED\b"
+    r"|\brocBLAS error: Could not initiali[sz]e Tensile host: No devices found\b"
+    r"|\bStarting GPU coredump generation\b(?:, set the CUDA_COREDUMP_SHOW_PROGRESS\b|[ \t.]*(?:\r?\n|$))"
     r"|(?:cuda driver library|nvcuda|cudart) init failure: \d|cuInit err: \d|cudaSetDevice err: \d"
     r"|Unable to read CUDA capable devices\. Return status: \d"
     r"|ERROR: CUDA kernel \w{1,120} has no device code compatible with|ERROR: ggml-cuda was compiled without support for the current GPU"
@@ -633,14 +667,15 @@ DETECT = re.compile(
     r"|" + CUDNN_FRONTEND.pattern + r"|\bGot (?:cutlass|CUTLASS) error: Error [A-Z]|\bcutlass[FB]: no kernel found to launch!"
 
 )
-_DETECT_GATES = ("cudaError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", "HIP error: ", "CUDA Error", "CUDA ERROR", "Cuda error", "Error [CUDA]",
+_DETECT_GATES = ("cudaError", "hipError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", "HIP error: ", "CUDA Error", "CUDA ERROR", "Cuda error", "Error [CUDA]",
                  "CUDA failure", "Cuda failure", "cuda runtime error", "THCudaCheck", "cudaGetDeviceCount", "cuInit",
                  "NVIDIA driver", "CUDA unknown error", "CUDA driver initialization", "CUDA out of memory",
                  "Cuda API error detected", "failed to initiali", "cudaSuccess", "CUDA_SUCCESS", "CUresult(",
                  "_STATUS_", "CUFFT_", "NVRTC_ERROR_", "Failed to get convolution", "] Assertion `", "RESOURCE_EXHAUSTED",
                  "DNN library initiali", "Loaded runtime CuDNN", "cuDNN algorithm", "convolution algorithms available",
                  "unable to find an engine", "out of resource: ", "OOM when allocating tensor", "Error (", "Error in ",
-                 TRTLLM_PEER_MARKER, "() failed with error #", "results in UNKNOWN_CUDA_ERROR") + LIBRARY_MARKERS + CUDA_GDB_EXCEPTION_MARKERS + CUBLAS_TEXT_MARKERS + GGML_MARKERS + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS + DISCOVERY_MARKERS
+                 TRTLLM_PEER_MARKER, "() failed with error #", "results in UNKNOWN_CUDA_ERROR", TORCH_DEVICE_INDEX_MARKER,
+                 COREDUMP_MARKER, ROCBLAS_NO_DEVICE_MARKER) + LIBRARY_MARKERS + CUDA_GDB_EXCEPTION_MARKERS + CUBLAS_TEXT_MARKERS + GGML_MARKERS + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS + DISCOVERY_MARKERS
 
 
 def detect(text: str) -> bool:
@@ -651,7 +686,7 @@ def detect(text: str) -> bool:
             line = text[start:end if end >= 0 else len(text)]
             if cufile_log.progress_line(line):  # libcufile's probe (cufile.log's INFO line): no application error
                 continue
-            if not m[0].startswith(("cudaError", "CUDA_ERROR_")):
+            if not m[0].startswith(NAME_PREFIXES):
                 return True
             name = NAME.match(line, m.start() - start)
             if name is None or not _named_in_prose(line, name):  # (a name a reporter's sentence quotes is no output)
@@ -735,6 +770,13 @@ def parse(artefact: Artefact) -> ParseResult:
                     seen.add(key)
                     b.add(CudaOom, no, text=line, rank=rank, pid=pid, **rec)
                 continue
+        if COREDUMP_MARKER in line:
+            if COREDUMP.search(line) is not None:
+                used.add(no)
+                if ("coredump", rank, pid) not in seen:
+                    seen.add(("coredump", rank, pid))
+                    b.add(CudaGpuCoredump, no, text=line, rank=rank, pid=pid)
+            continue
         if any(k in line for k in DSO_MARKERS):
             if _read_dso(b, no, line, rank, pid, reported, seen):
                 used.add(no)
@@ -869,7 +911,7 @@ def _read(line: str, last: bool = False) -> dict | None:
             msg = line[m.end() + 2:].strip()  # "cudaErrorX: text" / "CUDA_ERROR_X: text"
         if form != "name_only":
             n = _printed_name(line)  # a name printed beside the text is the surest key
-            name = n["name"] if n and catalogue.by_name(n["name"]) else None
+            name = n["name"] if n and catalogue.by_name(catalogue.cuda_name(n["name"])) else None
         driver_call = m.group().startswith(("cuInit", "failed call to cuInit")) \
             or form in ("curesult", "check_error", "numba_unknown") or (d.get("call") or "cuda").startswith("cu") and not (d.get("call") or "cuda").startswith("cuda")
         api = "driver" if driver_call else "runtime"
@@ -888,7 +930,11 @@ def _read(line: str, last: bool = False) -> dict | None:
             printed = int(d.get("num4") or d.get("num5")) if printed is None else printed
         if form == "error_code":
             n = NAME.fullmatch(msg)
-            name = n["name"] if n and catalogue.by_name(n["name"]) else None
+            name = n["name"] if n and catalogue.by_name(catalogue.cuda_name(n["name"])) else None
+        if form == "torch_device_index":
+            name = "cudaErrorInvalidDevice"  # PyTorch's own check of the index, CUDA's 101 in its words
+        if form == "rocblas_no_device":
+            name = "cudaErrorNoDevice"  # rocBLAS found no GPU: HIP's (and CUDA's) 100
         if form == "torch" and name is None and (h := HIP_NAME.match(msg)) is not None \
                 and catalogue.by_name(catalogue.cuda_name(h["name"])):
             name = h["name"]  # PyTorch's ROCm build before 5.x printed the error's name: "HIP error: hipErrorNoDevice"
@@ -1069,7 +1115,8 @@ def _forms(line: str):
                           ("init", INIT_FAILED), ("cuda_gdb", CUDA_GDB),
                           ("check_error", CHECK_ERROR), ("returned_code", RETURNED_CODE),
                           ("runtime_error_in", RUNTIME_ERROR_IN), ("triton_status", TRITON_CUDA_STATUS),
-                          ("discovery_status", DISCOVERY_STATUS)):
+                          ("discovery_status", DISCOVERY_STATUS), ("torch_device_index", TORCH_DEVICE_INDEX),
+                          ("rocblas_no_device", ROCBLAS_NO_DEVICE)):
         m = pattern.search(line)
         if m is not None:
             yield form, m

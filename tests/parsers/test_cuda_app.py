@@ -1046,6 +1046,8 @@ def test_discovery_status_unknown_numbers_not_read(line):
     ("pytorch147626_hip_error_invalid_device_function.txt", "cudaErrorInvalidDeviceFunction"),
     ("pytorch70036_hip_error_hiperrornodevice.txt", "cudaErrorNoDevice"),
     ("pytorch70036_no_hip_gpus_available.txt", "cudaErrorNoDevice"),
+    # real (llnl/smith#1586): rocThrust's "<what>: hipErrorX: <text>", HIP's name outside PyTorch's "HIP error: "
+    ("smith1586_rocthrust_hiperror_name_and_text.txt", "cudaErrorInvalidDeviceFunction"),
 ])
 def test_hip_errors_read_as_their_cuda_twins(name, catalogue_name):
     assert cuda_app.detect((FIX / name).read_text())
@@ -1060,3 +1062,74 @@ def test_hip_errors_read_as_their_cuda_twins(name, catalogue_name):
 ])
 def test_hip_lines_without_a_cuda_twin(line):
     assert [f for f in parse_text(line + "\n").facts if f.kind == "cuda_error" and f.catalogue_name] == []
+
+
+@pytest.mark.parametrize(("line", "catalogue_name"), [
+    # CONSTRUCTED from HIP's hip_code_object.cpp: guarantee(false && "hipErrorNoBinaryForGpu: Unable to find code object
+    # for all current devices!"), the runtime's abort when its fat binary has no code object for the GPU's gfx target
+    ('"hipErrorNoBinaryForGpu: Unable to find code object for all current devices!"', "cudaErrorNoKernelImageForDevice"),
+    # CONSTRUCTED: a HIP_CHECK macro's "<call> failed: <name>" (hipGetErrorName only)
+    ("hipMalloc(&d, bytes) failed: hipErrorOutOfMemory", "cudaErrorMemoryAllocation"),
+])
+def test_a_hip_name_alone_reads_as_its_cuda_twin(line, catalogue_name):
+    assert cuda_app.detect(line)
+    (f,) = [f for f in parse_text(line + "\n").facts if f.kind == "cuda_error"]
+    assert (f.error_name.startswith("hipError"), f.catalogue_name) == (True, catalogue_name)
+
+
+@pytest.mark.parametrize("line", [
+    # CONSTRUCTED: a HIP name no CUDA twin has, and one a reporter's sentence quotes in backticks
+    "hipErrorNotAnError: no error",
+    "we compare the status with `hipErrorNotReady` before we poll the stream again",
+])
+def test_a_hip_name_that_is_no_error_output_is_not_read(line):
+    assert [f for f in parse_text(line + "\n").facts if f.kind == "cuda_error" and f.catalogue_name] == []
+
+
+def test_torch_device_index_assert_reads_as_invalid_device_ordinal():
+    # real (OpenRLHF/OpenRLHF#866): PyTorch's AT_ASSERT(device >= 0 && device < num_gpus) under a vLLM Ray worker's prefix
+    name = "openrlhf866_ray_worker_deferred_cuda_device_index.log"
+    assert cuda_app.detect((FIX / name).read_text())
+    (f,) = [f for f in parse_file(name).facts if f.kind == "cuda_error"]
+    assert (f.catalogue_name, f.form, f.pid) == ("cudaErrorInvalidDevice", "torch_device_index", 392789)
+
+
+@pytest.mark.parametrize("line", [
+    # CONSTRUCTED: the assert's words in a reporter's sentence without PyTorch's "INTERNAL ASSERT FAILED", and another
+    # INTERNAL ASSERT of PyTorch's
+    "we check device >= 0 && device < num_gpus before we call set_device",
+    'RuntimeError: !at::cuda::is_available() INTERNAL ASSERT FAILED at "../aten/src/ATen/cuda/CUDAContext.cpp":12',
+])
+def test_other_asserts_are_not_the_device_index_one(line):
+    assert [f for f in parse_text(line + "\n").facts if f.kind == "cuda_error" and f.form == "torch_device_index"] == []
+
+
+def test_gpu_coredump_line_is_read():
+    # real (sgl-project/sglang#6590): the CUDA driver's line before a scheduler's traceback cut short
+    name = "sglang6590_gpu_coredump_scheduler_traceback_cut.txt"
+    assert cuda_app.detect((FIX / name).read_text())
+    facts = parse_file(name).facts
+    assert [(f.kind, f.evidence.line) for f in facts] == [("cuda_gpu_coredump", 1)]
+
+
+@pytest.mark.parametrize("line", [
+    # CONSTRUCTED: prose about the feature, and a script's echo of its setting, are no dump
+    "Starting GPU coredump generation is slow on large models, so we left it off",
+    "export CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1",
+])
+def test_gpu_coredump_prose_is_not_read(line):
+    assert [f for f in parse_text(line + "\n").facts if f.kind == "cuda_gpu_coredump"] == []
+
+
+def test_rocblas_without_a_device_reads_as_no_device():
+    # real (likelovewant/ROCmLibs-for-gfx1103-AMD780M-APU#6): rocBLAS's Tensile host found no GPU
+    name = "rocmlibs6_rocblas_tensile_no_devices.txt"
+    assert cuda_app.detect((FIX / name).read_text())
+    (f,) = [f for f in parse_file(name).facts if f.kind == "cuda_error"]
+    assert (f.catalogue_name, f.form) == ("cudaErrorNoDevice", "rocblas_no_device")
+
+
+def test_rocblas_other_tensile_errors_are_not_no_device():
+    # CONSTRUCTED: rocBLAS's other Tensile host message (its library files unreadable) is not a missing GPU
+    line = "rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: Illegal seek"
+    assert [f for f in parse_text(line + "\n").facts if f.kind == "cuda_error" and f.form == "rocblas_no_device"] == []
