@@ -483,7 +483,7 @@ def test_the_claim_words_gate_is_searched_in_ascii_stretches(ruleset, tmp_path):
     # engine/foreign_runs.py looks for CLAIM_WORDS in an ASCII stretch only where its RE2 gate (_CLAIM_ANY, the
     # look-behinds dropped) finds one: the paragraph above in ASCII ("2-3 minutes") is read as before, and the gate
     # matches every line CLAIM_WORDS matches (and the lines it refuses by a look-behind: "no faults")
-    from stethoscope.engine.foreign_runs import _CLAIM_ANY
+    from stethoscope.engine.run_candidates import _CLAIM_ANY
     from stethoscope.facts.parsers.ticket_prose import CLAIM_WORDS
     para = next(ln for ln in _case("2701", "other-quoted-in-text.txt").read_text().splitlines() if "stopped the faults" in ln)
     para = para.replace("\u2013", "-").replace("\u2014", "-")
