@@ -106,6 +106,12 @@ Wrappers, each with a real sample:
   over rows: joined on its first row where the rows together parse as one object (``records.rejoin_records``),
   then read as its line as a whole record is
 
+- a record a paste hard-wrapped into indented rows (a kernel line, an NCCL line, an exception's message cut inside its
+  sentence, its tail a few blanks in): joined on its first row, a blank between (see ``_indented_tails``)::
+
+      NVRM: Xid (PCI:0000:01:00): 31, pid=<varies>, name=python3, channel 0x00000002,
+        intr 00000000. MMU Fault: ENGINE GRAPHICS GPC0 GPCCLIENT_T1_0 faulted
+
 - markdown emphasis around a whole line (a message pasted in bold or italics: ``**...**``,
   ``__...__``, ``*...*``, ``_..._``, ``***...***``): the marks go when the same run opens and closes
   the line, the opener followed and the closer preceded by a non-blank, the run nowhere inside, and
@@ -1113,6 +1119,75 @@ def _next_row(widths: list[int], width: int, start: int, last: int) -> int:
         return last
 
 
+# a record a paste's hard wrap went on in indented rows: the rows after its first start a few blanks deeper, and the
+# record was cut inside its sentence (open-gpu-kernel-modules#1208's kernel log, wrapped at ~80 columns):
+#   NVRM: Xid (PCI:0000:01:00): 31, pid=<varies>, name=python3, channel 0x00000002,
+#     intr 00000000. MMU Fault: ENGINE GRAPHICS GPC0 GPCCLIENT_T1_0 faulted
+#     @ 0x0_00019000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_READ
+# Only a record of a form whose one line its reader reads whole (_TAIL_RECORD: the kernel's, NCCL's, a Python
+# exception's message) that ends cut (a comma, or a letter: a word it goes on from), and only rows indented by blanks
+# (a tab indents a Go or Java frame), deeper than the record, of one indentation, each none of: a record's start
+# (_RECORD_START: a stamp, a label, a table's rule, ...; _WORD_START: a frame, a capitalised word, a "key:"), a table's
+# row (_uncut), a frame ("at ..."), code (a call "name(", a caret row "^^^^").
+_TAIL_RECORD = re.compile(
+    r"(?:NVRM: |kernel: |\[ {0,12}\d{1,12}\.\d{6}\] |[\w.-]+:\d+:\d+ \[\d+\] (?:[\w./-]{1,200}:\d{1,6} )?NCCL "
+    r"|(?<![\w.])[A-Za-z_][\w.]{0,200}(?:Error|Exception): \S)")
+# a row of such a record (its marks, loosely) that ends cut (a comma, or inside a word) and an indented row after it,
+# one DFA pass over the text (an nvidia-smi -q report's rows end in words before indented ones: not one row each)
+_TAIL_GATE = re2.compile(r"(?m)^[^\n]*(?:NVRM: |kernel: |\] |\] NCCL |Error: |Exception: )[^\n]*[,A-Za-z]\r?\n {2,8}[^ \t\r\n]")
+_TAIL_ROW = re.compile(r"( {2,8})(\S)")
+# a markdown list's item (its rows after the first are the list's own indentation, a README's prose around a quoted line):
+#   - `NVRM: Xid (PCI:0000:06:00): 79, GPU has fallen off the bus.` with kernel stamp
+#     `[155044.078590]`: NVIDIA developer forum thread "Xid 79 GPU has fallen off the bus" (2017),
+_LIST_ITEM = re.compile(r"(?:[-*+]|\d{1,3}[.)]) ")
+# (and a report's key row, its key padded to the colon: nvidia-smi -q's "    GPU Current Temp                  : 32 C"
+# pasted under a kernel line that ends in a word, tests/test_lines.py KEPT; torchrun's "  time      : 2025-05-21_...")
+_TAIL_NOT = re.compile(r"at |[\w.\[\]]{1,200} {0,2}[-+*/]?= |[\^~]{2,}|[-=+*_~#|:.^ ]+\r?$|.{0,400}?\w\(|[^:\r\n]{1,100} :(?:[ \t]|\r?$)")
+
+
+def _indented_tails(text: str, joined: dict[int, int] | None = None) -> tuple[str, dict[int, int]] | None:
+    """``text`` with the indented rows a paste's hard wrap put a record's tail on joined on its first row (a blank
+    between), the rows after it left blank (line for line), and {first row (1-based): rows joined after it},
+    ``joined`` (an earlier join's) merged in; None where no record was so wrapped."""
+    if _TAIL_GATE.search(text) is None:
+        return None
+    rows = text.split("\n")
+    taken: set[int] = set()
+    for first, n in (joined or {}).items():
+        taken.update(range(first - 1, first + n))
+    done: dict[int, int] = dict(joined or {})
+    changed = False
+    i = at = 0
+    for m in _TAIL_GATE.finditer(text):
+        i, at = i + text.count("\n", at, m.start()), m.start()  # (the row of the match, counted on from the last)
+        if i in taken or i + 1 in taken:
+            continue
+        row = rows[i].rstrip("\r")
+        indent = len(row) - len(row.lstrip(" "))
+        if "\t" in row[:indent + 1] or _TAIL_RECORD.search(row) is None or _LIST_ITEM.match(row, indent):
+            continue
+        k, depth, line = i + 1, None, row
+        while k < len(rows) and k not in taken and (line[-1:] == "," or line[-1:].isascii() and line[-1:].isalpha()):
+            c = _TAIL_ROW.match(rows[k])
+            if c is None or len(c[1]) <= indent or (depth is not None and len(c[1]) != depth):
+                break
+            tail = rows[k][c.end(1):].rstrip("\r")
+            if _RECORD_START.match(tail) or _WORD_START.match(tail) or _TAIL_NOT.match(tail) or _uncut(tail):
+                break
+            depth, line = len(c[1]), line + " " + tail.rstrip()
+            k += 1
+        if k == i + 1:
+            continue
+        rows[i] = line + ("\r" if rows[i].endswith("\r") else "")
+        for n in range(i + 1, k):
+            rows[n] = "\r" if rows[n].endswith("\r") else ""
+            taken.add(n)
+        taken.add(i)
+        done[i + 1] = k - 1 - i
+        changed = True
+    return ("\n".join(rows), done) if changed else None
+
+
 class Normalised(str):
     """A normalised text whose lines a terminal had cut are joined: ``joined`` maps the 1-based
     line that holds a joined line to the number of rows after it it took (left blank)."""
@@ -1160,6 +1235,11 @@ def normalise(text: str, plain: bool | None = None, split: list[list[str]] | Non
         rejoined = rejoin_records(unwrapped[0] if unwrapped else text, unwrapped[1] if unwrapped else None)
         if rejoined is not None:
             unwrapped, plain = rejoined, False
+    # a record a paste's hard wrap went on in indented rows (see _indented_tails)
+    if not uncut and "\n " in text:
+        tails = _indented_tails(unwrapped[0] if unwrapped else text, unwrapped[1] if unwrapped else None)
+        if tails is not None:
+            unwrapped, plain = tails, False
     if unwrapped is not None:
         text, joined = unwrapped
         norm = Normalised(_strip(text))
