@@ -109,7 +109,9 @@ def summarise(facts: list[Fact]) -> list[Fact]:
             reason, srcs = "NCCL uses it", srcs + [nccl]
         elif inv is not None:
             reason, srcs = "the inventory lists it as cabled", srcs + [inv]
-        elif hca is not None and hca.ports == 1 and siblings:
+        elif hca is not None and hca.ports == 1 and siblings and p.physical_state != "Disabled":
+            # a Disabled port was switched off (ibportstate disable; on RoCE the netdev set down): an unused
+            # function beside cabled ones (a DGX Spark's second ConnectX-7 port, geerlingguy/sbc-reviews#92)
             reason = "single-port HCA beside Active ones"
         elif _joined_fabric(p):
             reason = (f"a subnet manager (SM lid {p.sm_lid}) gave it LID {p.lid}, so it was cabled into the fabric, "

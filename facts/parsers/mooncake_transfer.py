@@ -41,6 +41,12 @@ kvcache-ai/Mooncake#1384, one NIC whose GID 0 has no network device)::
     E0115 05:20:19.945191   309 rdma_transport.cpp:662] RdmaTransport: No available RNIC
     E0115 05:20:19.945197   309 rdma_transport.cpp:106] RdmaTransport: cannot initialize RDMA resources
 
+A registration the NIC refused (rdma_context.cpp's ``PLOG(ERROR) << "Failed to register memory " << addr``:
+``Failed to register memory 0x7b375b400000: Invalid argument [22]``, sgl-project/sglang#6894) is verbs_perror's
+failed ``ibv_reg_mr``; its echoes here ("RdmaTransport: Failed to register memory: addr .. length ..", "Memory
+region not registered by any active device(s): ..", SGLang's "Mooncake memory registration failed.") are read
+beside it, counted and left without a fact.
+
 Facts: ``mooncake_rdma_unavailable`` once a file (state: ``failed`` when no NIC opened, or when the
 fallback's "Requested address ... not found!" followed "No RDMA devices found"; the device-open and
 transport-install lines are read beside it; a "Requested address" line without the no-device warning
@@ -81,6 +87,14 @@ _HANDSHAKE = "[Handshake] Failed to modify QP to "
 _QP_STATE = re.compile(r"\[Handshake\] Failed to modify QP to (?P<state>RESET|INIT|RTR|RTS)\b")
 _QP_ERROR = re.compile(r": (?P<err>[A-Z][A-Za-z' /-]{2,60}?)(?: \[(?P<errno>\d{1,5})\])?\s*$")
 _QP_FIELD = re.compile(r"\b(?P<key>local|peer|local_gid_index|path_mtu)=(?P<value>[^\s,]{1,120})")
+# A buffer a NIC would not register: rdma_context.cpp's PLOG line is verbs_perror's (a failed ibv_reg_mr); its echoes are
+# read here beside it: rdma_transport.cpp's "RdmaTransport: Failed to register memory: addr 0x7f4cfa000000 length 4885774336",
+# a later transfer's "Memory region not registered by any active device(s): 0x7f3e26088000" (both Mooncake#1754) and
+# SGLang's "Mooncake memory registration failed." (sglang#6894)
+# E0605 10:48:27.885119 10136 rdma_context.cpp:203] Failed to register memory 0x7b375b400000: Invalid argument [22]
+_REG_MR = re.compile(r"\] Failed to register memory (?:0x[0-9a-fA-F]{1,16}|\(nil\))?: ?[A-Z][A-Za-z' /-]{2,60}? \[\d{1,5}\]")
+_REG_ECHOES = ("RdmaTransport: Failed to register memory: addr ", "Memory region not registered by any active device",
+               "Mooncake memory registration failed")
 # W0829 17:47:10.869227 566135 topology.cpp:58] No RDMA devices found, check your device installation   (topology.cpp LOG(WARNING))
 _NO_DEVICE = "No RDMA devices found, check your device installation"
 # E0115 05:20:19.945191   309 rdma_transport.cpp:662] RdmaTransport: No available RNIC   (Mooncake#1384)
@@ -175,6 +189,9 @@ def parse(artefact: Artefact) -> ParseResult:
         else:
             consequences.append(n)
     result.lines_used += _startup(artefact, fb, startup)
+    if _REG_MR.search(artefact.text) is not None:
+        # the registration's echoes, beside the refusal verbs_perror reads
+        result.lines_used += sum(1 for _n, _line in iter_lines_with(_REG_ECHOES, artefact))
     if result.facts:
         # the transfers failing on a NIC Mooncake disabled, and slice lines cut before their status
         result.lines_used += len(consequences)

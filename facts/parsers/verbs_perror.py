@@ -27,13 +27,21 @@ Mooncake's rdma_endpoint.cpp ``RdmaEndPoint::construct`` (ibv_create_qp of an IB
 ``PLOG(ERROR) << "Failed to create QP"``: glog's PLOG appends ``": " << strerror << " [" << errno
 << "]"``). The device is the one the line, or the line it continues, names.
 
+A buffer the program could not register with the NIC, in its words, then strerror(errno), is read as
+a failed ``ibv_reg_mr`` (the registration ibv_reg_mr or ibv_reg_dmabuf_mr refused). Samples (real,
+sgl-project/sglang#6894 and kvcache-ai/Mooncake#454: Mooncake's rdma_context.cpp
+``registerMemoryRegion``, ``PLOG(ERROR) << "Failed to register memory " << addr``)::
+
+    E0605 10:48:27.885119 10136 rdma_context.cpp:203] Failed to register memory 0x7b375b400000: Invalid argument [22]
+    E0605 17:54:16.878770 178707 rdma_context.cpp:198] Failed to register memory 0x7f56e6600000: Numerical result out of range [34]"
+
 Only the bare ``<call>: <strerror>`` form is this reader's: UCX's ``ibv_create_cq(cqe=4096) failed:
 ...`` and ``mlx5_0: ibv_create_cq() failed: ...`` (ucx_log), NCCL's ``Call to ibv_modify_qp failed
 with error Invalid argument`` (nccl_log) and perftest's own messages (perftest) are their readers'.
 The text after ": " must be a strerror() text of this C library (``os.strerror``), so a call's name
 followed by other words (a help text, a log about the call) is not one.
 
-Facts: ``verbs_call_failed`` once per call and error a file (every QP, every retry prints one): the
+Facts: ``verbs_call_failed`` once per call and error a file (every QP, every buffer, every retry prints one): the
 call and the strerror text, the errno and the device where the line gives them. Empty input, or no
 such line: nothing.
 """
@@ -56,6 +64,11 @@ _LINE = re.compile(r"(?<![\w.>-])(?P<call>ibv_[a-z][a-z0-9_]{1,40}): (?P<err>[A-
 # On AWS EC2 p4de (Single Node): "failed to create extended queue pair (QP): Operation not supported"   (torchforge#626's title: quoted)
 _QP = re.compile(r"(?i:\bfailed to create) (?:extended )?(?:queue pair \(QP\)|QP): (?P<err>[A-Z][A-Za-z' /-]{2,60}?)"
                  r"(?: \[(?P<errno>\d{1,4})\]| \(os error (?P<os>\d{1,4})\))?[,.;]?[\"'`]?\s*$", re.M)
+# E0605 10:48:27.885119 10136 rdma_context.cpp:203] Failed to register memory 0x7b375b400000: Invalid argument [22]   (sglang#6894: Mooncake's PLOG)
+# E0326 14:23:05.675921 18944 rdma_context.cpp:265] Failed to register memory 0x7f105035d000: Input/output error [5]`...   (Mooncake#1754, in backticks)
+# (not: Mooncake's "RdmaTransport: Failed to register memory: addr 0x7f4cfa000000 length 4885774336", whose words follow the colon)
+_MR = re.compile(r"(?i:\bfailed to register memory)(?: (?:region )?(?:0x[0-9a-fA-F]{1,16}|\(nil\)))?: (?P<err>[A-Z][A-Za-z' /-]{2,60}?)"
+                 r"(?: \[(?P<errno>\d{1,4})\]| \(os error (?P<os>\d{1,4})\))?[,.;]?[\"'`]?(?:\.\.\.)?\s*$", re.M)
 # could not create loopback QP for device rdmap16s27: failed to create queue pair (QP): ...   (Monarch, on one line or broken after the colon)
 _QP_DEVICE = re.compile(r"\bQP for device (?P<dev>[A-Za-z][\w.-]{0,63}):\s*$")
 #: the C library's strerror texts ("Invalid argument", "Bad address", "Cannot allocate memory", ...)
@@ -64,7 +77,8 @@ _STRERRORS = frozenset(os.strerror(n) for n in sorted(set(_errno.errorcode)))
 
 def detect(head: str) -> bool:
     return (("ibv_" in head and any(m["err"] in _STRERRORS for m in _LINE.finditer(head)))
-            or ("QP" in head and any(m["err"] in _STRERRORS for m in _QP.finditer(head))))
+            or ("QP" in head and any(m["err"] in _STRERRORS for m in _QP.finditer(head)))
+            or ("register memory" in head and any(m["err"] in _STRERRORS for m in _MR.finditer(head))))
 
 
 def _qp_device(artefact: Artefact, n: int, m: re.Match[str]) -> tuple[str | None, bool]:
@@ -90,6 +104,7 @@ def parse(artefact: Artefact) -> ParseResult:
         if (m["call"], m["err"]) not in seen:
             seen.add((m["call"], m["err"]))
             fb.add(VerbsCallFailed, n, call=m["call"], error=m["err"])
+    _registrations(artefact, fb, result, seen)
     if "QP" not in artefact.text:
         return result
     found: dict[str, dict] = {}  # one fact per error: the first line, the device and errno any of its lines gives
@@ -109,7 +124,24 @@ def parse(artefact: Artefact) -> ParseResult:
     return result
 
 
+def _registrations(artefact: Artefact, fb: FactBuilder, result: ParseResult, seen: set[tuple[str, str]]) -> None:
+    """A buffer the NIC would not register, in the program's words: one ``ibv_reg_mr`` fact per error
+    (every buffer of a failing device prints one)."""
+    if "egister memory" not in artefact.text:
+        return
+    for n, m in iter_matches(_MR, artefact):
+        if m["err"] not in _STRERRORS:
+            continue
+        result.lines_used += 1
+        if ("ibv_reg_mr", m["err"]) not in seen:
+            seen.add(("ibv_reg_mr", m["err"]))
+            num = m["errno"] or m["os"]
+            fb.add(VerbsCallFailed, n, call="ibv_reg_mr", error=m["err"], errno=int(num) if num else None)
+
+
 #: line signatures (facts/classify.py)
 SIGNATURES = (r"(?m)\bibv_[a-z][a-z0-9_]{1,40}: [A-Z][A-Za-z' /-]{2,60}[,.;]?\s*$",
               r"(?m)(?i:\bfailed to create) (?:extended )?(?:queue pair \(QP\)|QP): [A-Z][A-Za-z' /-]{2,60}"
-              r"(?: \[\d{1,4}\]| \(os error \d{1,4}\))?[,.;]?[\"'`]?\s*$")
+              r"(?: \[\d{1,4}\]| \(os error \d{1,4}\))?[,.;]?[\"'`]?\s*$",
+              r"(?m)(?i:\bfailed to register memory)(?: (?:region )?(?:0x[0-9a-fA-F]{1,16}|\(nil\)))?: [A-Z][A-Za-z' /-]{2,60}"
+              r"(?: \[\d{1,4}\]| \(os error \d{1,4}\))?[,.;]?[\"'`]?(?:\.\.\.)?\s*$")

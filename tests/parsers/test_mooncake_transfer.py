@@ -96,3 +96,16 @@ def test_no_device_is_a_failure_only_with_its_fallback_losing_an_address():
     (both,) = mooncake_transfer.parse(Artefact(path="s.log", text=warn + lost, node="n1")).facts
     assert (both.fallback_failed, both.failed) == (True, True)
     assert not mooncake_transfer.parse(Artefact(path="s.log", text=lost, node="n1")).facts  # alone: the catch-all's
+
+
+def test_a_refused_registration_s_echoes_are_read_beside_it():
+    # Mooncake#1754's lines (real; the PLOG line is verbs_perror's failed ibv_reg_mr) after a slice failure (sglang#6854's)
+    refusal = (FIX.parent / "verbs_perror/mooncake1754_erdma_register_memory_eio.log").read_text()
+    text = (FIX / "sglang6854_retry_exceeded.log").read_text() + refusal
+    alone = parse((FIX / "sglang6854_retry_exceeded.log").read_text()).lines_used
+    # the transport's warning and the transfer's 'Memory region not registered' line
+    assert parse(text).lines_used == alone + 2
+    # with no refusal in the file, the echo is not read here
+    assert parse((FIX / "sglang6854_retry_exceeded.log").read_text()
+                 + "E0326 14:23:06.526178 18039 rdma_transport.cpp:529] Memory region not registered by any active device(s): 0x7f3e26088000\n"
+                 ).lines_used == alone

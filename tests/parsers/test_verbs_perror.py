@@ -90,3 +90,33 @@ def test_a_title_quoting_the_line():
 ])
 def test_other_qp_forms_are_not_this(line):
     assert _facts(line + "\n") == []
+
+
+@pytest.mark.parametrize("name, error, errno", [
+    # sgl-project/sglang#6894, kvcache-ai/Mooncake#454 (a closing quote after it), #1754 (in backticks, '...' after)
+    ("sglang6894_register_memory_einval.log", "Invalid argument", 22),
+    ("mooncake454_register_memory_erange.log", "Numerical result out of range", 34),
+    ("mooncake1754_erdma_register_memory_eio.log", "Input/output error", 5),
+])
+def test_mooncake_register_memory_plog_is_a_failed_ibv_reg_mr(name, error, errno):
+    text = (FIX / name).read_text()
+    assert verbs_perror.detect(text)
+    assert [(f.call, f.error, f.errno) for f in _facts(text)] == [("ibv_reg_mr", error, errno)]
+
+
+def test_a_register_memory_failure_once_per_error():
+    # CONSTRUCTED from Mooncake's PLOG form: every buffer of a failing device prints one
+    line = "E0529 23:22:59.553695 67580 rdma_context.cpp:203] Failed to register memory 0x7c0ab6000000: Bad address [14]\n"
+    assert [(f.call, f.error, f.errno) for f in _facts(line * 3)] == [("ibv_reg_mr", "Bad address", 14)]
+
+
+@pytest.mark.parametrize("line", [
+    # Mooncake's transport warning after it (Mooncake#1754): words, not a strerror text, after the colon
+    "W0326 14:23:05.734648 1307 rdma_transport.cpp:400] RdmaTransport: Failed to register memory: addr 0x7f4cfa000000 length 4885774336",
+    # CONSTRUCTED: an application's own failure in prose, and a status code where strerror would be
+    "Failed to register memory: please check the docs",
+    "Failed to register memory for agent-0: NIXL_ERR_BACKEND",
+])
+def test_other_register_memory_lines_are_not_this(line):
+    assert not verbs_perror.detect(line + "\n")
+    assert _facts(line + "\n") == []
