@@ -878,24 +878,94 @@ def iter_lines(pattern: re.Pattern[str], artefact: Artefact) -> Iterator[tuple[i
         m = search(text, end + 1)
 
 
+#: printable ASCII by its share of the project's real texts, most frequent first: every file under fixtures/
+#: (3,100 readable as UTF-8, session 48), each weighted alike. lines_with looks for a literal from its rarest
+#: character when that is one of the last ones here (_RARE_FROM on) or not ASCII.
+_BY_FREQUENCY = " etroinas0dcl:u-1p.mh2gf/bv_453C86yN,kwI97=xPRAD()E\"UG]T[L'SMOBF|V`#H>W*;zqX<+j^K{\\%}Y@$!Z~?JQ&"
+_RARE_FROM = 70  # from "W" on: W * ; z q X < + j ^ K { \\ % } Y @ $ ! Z ~ ? J Q &, each ~1 per 1,000 characters or fewer
+_RANK = {c: i for i, c in enumerate(_BY_FREQUENCY)}
+#: an anchor's misses (the character where no literal stands) allowed before its literals are searched whole: this many,
+#: and one more per 2**_MISS_SHIFT characters of the text (a miss costs a Python step, ~0.3 us; a whole-text find of a
+#: literal costs ~0.2-0.6 ns a character on real logs: bench/speed_rX2.md)
+_MISS_BASE, _MISS_SHIFT = 4, 13
+_Plan = tuple[tuple[tuple[str, tuple[tuple[str, int], ...]], ...], tuple[str, ...]]
+_PLANS: dict[tuple[str, ...], _Plan] = {}
+#: a text shorter than this is searched whole for every literal (a plan costs more than the finds save there)
+_ANCHOR_FROM = 2048
+
+
+def _plan(literals: tuple[str, ...]) -> _Plan:
+    """lines_with's plan for ``literals``: (anchor, ((literal, the anchor's first index in it), ...)) for the literals
+    holding a rare character (their rarest is the anchor; literals sharing one are looked for in one pass), and
+    the others, searched whole."""
+    try:
+        plan = _PLANS.get(literals)
+    except TypeError:  # a list of them
+        literals = tuple(literals)
+        plan = _PLANS.get(literals)
+    if plan is None:
+        groups: dict[str, list[tuple[str, int]]] = {}
+        whole: list[str] = []
+        rare = len(_BY_FREQUENCY)  # a character not in the table (not printable ASCII) counts as the rarest
+        for lit in dict.fromkeys(literals):
+            ch = max(lit, key=lambda c: _RANK.get(c, rare), default="")
+            if not ch or "\n" in lit or _RANK.get(ch, rare) < _RARE_FROM:
+                whole.append(lit)
+            else:
+                groups.setdefault(ch, []).append((lit, lit.index(ch)))
+        plan = tuple((ch, tuple(g)) for ch, g in groups.items()), tuple(whole)
+        if len(_PLANS) < 4096:
+            _PLANS[literals] = plan
+    return plan
+
+
 def lines_with(text: str, literals: tuple[str, ...]) -> Iterator[tuple[int, str]]:
-    """(offset of the line's start, line) of each line holding one of ``literals``, in text
-    order, once per line. Substring searches only: the fast way to find the few lines a reader
-    wants when what they share is a literal (a regex alternation of them is tried at every
-    position)."""
-    starts: set[int] = set()
-    for lit in literals:
-        find, rfind = text.find, text.rfind
-        pos = find(lit)
+    """(offset of the line's start, line) of each line holding one of ``literals``, in text order, once per
+    line. Substring searches only: the fast way to find the few lines a reader wants when what they share is a
+    literal (a regex alternation of them is tried at every position).
+
+    A literal holding a rare character (``+ NET[``: "+") is looked for from that character: a memchr to each,
+    the literal compared around it. A whole-text ``str.find`` of a literal costs ~0.6 ns a character of an
+    NCCL log, whose every line's blanks and "[" defeat find's skip table (~0.25 ms a 175 kB log for ``+ PCI[``
+    and ``+ NET[``; the memchr steps ~40 us). Where the character turns out common in the text (more than
+    _MISS_BASE misses and one per 2**_MISS_SHIFT characters), the rest of the text is searched whole for its
+    literals. The other literals, and every literal of a text shorter than _ANCHOR_FROM, are searched whole,
+    one find each (bench/speed_rX2.md)."""
+    groups, whole = _plan(literals) if len(text) >= _ANCHOR_FROM else ((), literals)
+    starts: list[int] = []
+    add = starts.append
+    find, rfind = text.find, text.rfind
+    left: dict[str, int] = {}  # an anchor's literals left to whole finds: the offset each one's search starts from
+    for ch, lits in groups:
+        startswith, budget = text.startswith, _MISS_BASE + (len(text) >> _MISS_SHIFT)
+        pos, misses = find(ch), 0
         while pos != -1:
-            start = rfind("\n", 0, pos) + 1
-            starts.add(start)
+            for lit, k in lits:
+                if pos >= k and startswith(lit, pos - k):
+                    add(rfind("\n", 0, pos) + 1)
+                    pos = find("\n", pos)  # the line's other literals: it is taken
+                    break
+            else:
+                misses += 1
+                if misses > budget:  # every literal starting before pos - k was seen
+                    left.update((lit, max(pos - k, 0)) for lit, k in lits)
+                    whole += tuple(lit for lit, _k in lits)
+                    break
+            if pos == -1:
+                break
+            pos = find(ch, pos + 1)
+    for lit in whole:
+        pos = find(lit, left.get(lit, 0)) if left else find(lit)
+        while pos != -1:
+            add(rfind("\n", 0, pos) + 1)
             end = find("\n", pos)
             if end == -1:
                 break
             pos = find(lit, end + 1)
-    for start in sorted(starts):
-        end = text.find("\n", start)
+    if len(groups) + len(whole) > 1:  # one search's lines come in order, once each
+        starts = sorted(set(starts))
+    for start in starts:
+        end = find("\n", start)
         yield start, text[start:] if end == -1 else text[start:end]
 
 

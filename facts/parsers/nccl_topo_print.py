@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 
 from stethoscope.facts.kinds.nccl import NcclTopoNicLink  # noqa: F401 - the fact classes live in facts/kinds
-from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, lines_with
 from stethoscope.facts.parsers import nccl_log_scan
 from stethoscope.facts.parsers.nccl_log import line_counter
 
@@ -54,10 +54,6 @@ _LINK = re.compile(
 # (nccl_log_scan.PREFIX found at the end of that text, its host not the tail of a longer word)
 _PREFIX = re.compile(r"(?<![\w.\-])" + nccl_log_scan.PREFIX + "$")
 _LITERALS = ("+ NET[",)
-# where a link's "+ " stands, for the text past _PLUS_MAX other "+" characters: [0] NCCL INFO  + PCI[12.0] - NIC/5000
-_LINK_AT = re.compile(r"\+ (?:PCI|NET)\[")
-#: the most "+" characters not a link's passed over one at a time (then _LINK_AT takes the rest of the text)
-_PLUS_MAX = 256
 _DETECT = re.compile(r"NCCL INFO +(?:\*\*)?\+ NET\[\d+(?:\.\d+)?\] - NET/")
 
 
@@ -65,46 +61,12 @@ def detect(head: str) -> bool:
     return bool(_DETECT.search(head))
 
 
-def _link_lines(text: str) -> list[tuple[int, str]]:
-    """base.lines_with(text, ("+ PCI[", "+ NET[")), empty where no "+ NET[" occurs: (offset of the line's start,
-    line) of each line that holds a link, in text order, once per line. Found from the text's "+" characters (a
-    memchr each; a bench node's NCCL log holds ~50): the two substring searches over the whole text cost ~0.26 ms
-    of its 175 kB, whose every line's "[" and blanks defeat find's skip (issue 12, bench/speed_rW8.md); past
-    _PLUS_MAX other "+" characters, one _LINK_AT scan of the rest."""
-    find, startswith = text.find, text.startswith
-    at: list[int] = []
-    net, other = False, 0
-    p = find("+")
-    while p != -1:
-        if startswith("+ NET[", p):
-            at.append(p)
-            net = True
-        elif startswith("+ PCI[", p):
-            at.append(p)
-        elif (other := other + 1) > _PLUS_MAX:
-            for m in _LINK_AT.finditer(text, p):
-                at.append(m.start())
-                net = net or m[0] == "+ NET["
-            break
-        p = find("+", p + 1)
-    if not net:
-        return []
-    out: list[tuple[int, str]] = []
-    rfind, last = text.rfind, -1
-    for p in at:
-        start = rfind("\n", 0, p) + 1
-        if start != last:  # a line's second link
-            last, end = start, find("\n", p)
-            out.append((start, text[start:] if end == -1 else text[start:end]))
-    return out
-
-
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     fb = FactBuilder(artefact, result)
     text = artefact.text
-    lines = _link_lines(text)
-    if not lines:
+    lines = list(lines_with(text, ("+ PCI[", "+ NET[")))  # found from each "+" (a rare character: base.lines_with)
+    if not any("+ NET[" in line for _start, line in lines):
         return result
     line_of = line_counter(text)
     # per stream (the text before "NCCL INFO": one process's print): the latest NIC line, (column of its "+", bw, node)

@@ -3,11 +3,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from stethoscope.facts.parsers import nccl_topo_print
+from stethoscope.facts.parsers import base, nccl_topo_print
 from stethoscope.facts.parsers.base import Artefact
+
+from tests.parsers.test_lines_with import by_find
 
 ROOT = Path(__file__).resolve().parents[2]
 FIX = ROOT / "fixtures" / "artefacts" / "nccl_topo_print"
+_LINKS = ("+ PCI[", "+ NET[")
 
 
 def _facts(path: Path):
@@ -47,26 +50,27 @@ def _fixture_texts():
                 yield path, text
 
 
-def test_link_lines_are_lines_with_on_every_fixture(monkeypatch):
-    # the reader's scan from "+" characters (issue 12) gives base.lines_with's lines, wherever a NET line stands;
-    # with _PLUS_MAX 0 the fallback scan (_LINK_AT) gives them from the first other "+"
-    from stethoscope.facts.parsers.base import lines_with
+def test_link_lines_on_every_fixture_as_by_find(monkeypatch):
+    # the reader's link lines, base.lines_with's search from each "+" (issue 12, round rX2; round rW8's private
+    # _link_lines before it): the lines two whole-text finds give, in order, once each, on every fixture holding a
+    # link; also where lines_with leaves the "+" at its first miss and searches the rest whole (_MISS_BASE 0)
     texts = list(_fixture_texts())
     assert len(texts) >= 10
-    for plus_max in (nccl_topo_print._PLUS_MAX, 0, 3):
-        monkeypatch.setattr(nccl_topo_print, "_PLUS_MAX", plus_max)
+    for miss_base, shift in ((base._MISS_BASE, base._MISS_SHIFT), (0, 40)):
+        monkeypatch.setattr(base, "_MISS_BASE", miss_base)
+        monkeypatch.setattr(base, "_MISS_SHIFT", shift)
         for path, text in texts:
-            want = list(lines_with(text, ("+ PCI[", "+ NET["))) if "+ NET[" in text else []
-            assert nccl_topo_print._link_lines(text) == want, (path, plus_max)
+            assert list(base.lines_with(text, _LINKS)) == by_find(text, _LINKS), (path, miss_base)
 
 
 def test_link_lines_past_many_other_plus_signs():
-    # CONSTRUCTED: a print after more "+" characters than _PLUS_MAX (a diff or a table pasted above it), two links
-    # on one line, the last line without its newline
-    head = "x + y\n" * (nccl_topo_print._PLUS_MAX + 5)
+    # CONSTRUCTED: a print after many "+" and "[" that are no link's (a diff or a table pasted above it), two links
+    # on one line, the last line without its newline; and the same head without a NET line: no facts
+    head = "x + y [+] a+[b\n" * 300
     text = (head + "vm:1:2 [0] NCCL INFO + PCI[24.0] - NIC/0 + PCI[1.0]\n"
             + "vm:1:2 [0] NCCL INFO                 + NET[25.0] - NET/0 (0/0/0/25.000000)")
-    from stethoscope.facts.parsers.base import lines_with
-    assert nccl_topo_print._link_lines(text) == list(lines_with(text, ("+ PCI[", "+ NET[")))
-    assert len(nccl_topo_print._link_lines(text)) == 2
-    assert nccl_topo_print._link_lines(head + "vm:1:2 [0] NCCL INFO + PCI[24.0] - NIC/0\n") == []
+    got = list(base.lines_with(text, _LINKS))
+    assert got == by_find(text, _LINKS) and len(got) == 2
+    [f] = nccl_topo_print.parse(Artefact(path="x.log", text=text)).facts
+    assert (f.nic, f.net, f.pci_gbps, f.net_gbps, f.evidence.line) == ("NIC/0", "NET/0", 24.0, 25.0, 302)
+    assert nccl_topo_print.parse(Artefact(path="x.log", text=head + "vm:1:2 [0] NCCL INFO + PCI[24.0] - NIC/0\n")).facts == []
