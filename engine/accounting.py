@@ -15,6 +15,9 @@ Two questions the verdict depends on, answered from declared knowledge:
 
 The verdict itself is :func:`verdict`; the severities, the meaning and the advice of an
 unexplained error are the meta rule's.
+
+The parts, one job a module (each public name re-exported here): ``restatements`` (lines that restate an
+explained one), ``checked_readings`` (what the files read checked).
 """
 from __future__ import annotations
 
@@ -22,13 +25,18 @@ import re
 from collections import defaultdict
 from typing import Iterable
 
-from stethoscope.engine.ruleengine.derive import Firing, fill
+from stethoscope.engine.checked_readings import (  # noqa: F401 - re-exported
+    READING_TEXT, READINGS_NAMED, ReadingsHeld, checked_components, checked_readings, file_checks, healthy_reason,
+    reading_text)
 from stethoscope.engine.findings import SEVERITY_ORDER, evidence_of
 from stethoscope.engine.knowledge import load_coverage, load_polarity, load_verdict_policy
 from stethoscope.engine.report import Coverage, Finding
+from stethoscope.engine.restatements import (fact_text as _text, restated_lines as _restated_lines,
+                                              title_restatements as _title_restatements)
+from stethoscope.engine.ruleengine.derive import Firing, fill
 from stethoscope.facts.kinds.derived import ParseProblemFact, UnexplainedFact
-from stethoscope.facts.lines import is_title
 from stethoscope.facts.model import Evidence, Fact, of_kind
+
 
 #: the fact kind the second pass reads
 UNEXPLAINED_KIND = "unexplained_fact"
@@ -92,117 +100,6 @@ def parse_problem_facts(coverage: Coverage) -> list[Fact]:
     return out
 
 
-def _text(f: Fact) -> str:
-    """What a fact says, without the line's prefix (host, pid, time): its message, else its line."""
-    return str(getattr(f, "message", None) or f.evidence.text).strip()
-
-
-#: the shortest free text read as restating an explained line (shorter phrases, "failed", "error: 1", say too little)
-_RESTATE_MIN = 24
-# Ray re-raises a task's exception in its caller as a class named after the cause's, python/ray/exceptions.py
-# as_instanceof_cause: name = f"RayTaskError({cause_cls.__name__})"; pasted apart from the worker's traceback (an issue's
-# title, another file) it is the wrapper of the exception line of that class (lowercased, as _flat makes it):
-# ray.exceptions.RayTaskError(DistBackendError): ray::WorkerDict.ref_init_model() (pid=3829666, ip=192.168.4.25, ...   (verl-project/verl#2044's title)
-#   over its body's "torch.distributed.DistBackendError: NCCL error in: ..." (restated by the NCCL error the rules explain)
-_RAY_WRAPS = re.compile(r"\braytaskerror\((\w{1,100})\): ray::")
-
-
-def _restated_lines(facts: list[Fact], explained: set[tuple[str, int]],
-                    serious: set[tuple[str, int]] = frozenset()) -> set[tuple[str, int]]:
-    """The free-text error lines (``text_error_line``: a ticket's title, a summary line) that restate an explained
-    line of the same node: the explained line holds their text, or they hold its message, case aside
-    (dra-driver-nvidia-gpu#814's title "Failed to prepare dynamic resources: prepare dynamic resources: DRA driver
-    ... is not registered" around the kubelet's err; gpu-feature-discovery#24's title "Failed to construct MIG
-    resource labeler" inside GFD's error)."""
-    free = [f for f in facts if f.kind == "text_error_line"]
-    if not free:
-        return set()
-    said: dict[str, list[tuple[list[str], str, bool]]] = defaultdict(list)
-    for f in facts:
-        key = (f.evidence.path, f.evidence.line)
-        if f.kind != "text_error_line" and key in explained:
-            words = [_flat(str(w)) for w in (getattr(f, "message", None), getattr(f, "error", None))
-                     if w and len(str(w)) >= _RESTATE_MIN]
-            said[f.node].append((words, _flat(f.evidence.text), key in serious))
-    out: set[tuple[str, int]] = set()
-    grave_out: list[tuple[str, str]] = []  # (node, text) of the lines restated by one a warning or worse cites
-    wrappers: list[tuple[Fact, str]] = []
-    for f in free:
-        text = _flat(_text(f))
-        if len(text) < _RESTATE_MIN:
-            continue
-        wraps = _RAY_WRAPS.search(text)
-        if wraps:
-            wrappers.append((f, wraps[1]))
-        # or what follows one of its ": " is in a line a warning or worse cites (a title that names where the exception
-        # came from before quoting its tail: google/flax#4942's "in nnx.jit: jaxlib._jax.XlaRuntimeError: INTERNAL: NCCL
-        # operation ncclAllReduce" around XLA's explained "... INTERNAL: NCCL operation ncclAllReduce( ...) failed: ...";
-        # not a line only an info finding cites, so that a tail never turns an error into a healthy verdict)
-        tails = [t for t in _tails(text) if len(t) >= _RESTATE_MIN]
-        hits = [grave for words, line, grave in said.get(f.node, ())
-                if text in line or any(w in text for w in words) or (grave and any(t in line for t in tails))]
-        if hits:
-            out.add((f.evidence.path, f.evidence.line))
-            if any(hits):
-                grave_out.append((f.node, text))
-    # Ray's wrapper of a task's exception, the cause's line (its class named) being one a warning or worse explains or
-    # restates: the wrapper says no more than its cause (an info finding's line never clears it)
-    for f, cls in wrappers:
-        key = (f.evidence.path, f.evidence.line)
-        if key in out:
-            continue
-        cause = re.compile(r"(?:^|[\s.])" + cls + r": ")
-        if any(grave and cause.search(line) for _words, line, grave in said.get(f.node, ())) \
-                or any(node == f.node and cause.search(text) for node, text in grave_out):
-            out.add(key)
-    return out
-
-
-#: what a title puts around a line it quotes: a closing quote, a question mark, the line's own full stop
-_QUOTE_ENDS = " .!?:;,'\"`"
-#: the shortest message of a body line read as quoted by a title (the reader read the title's words as the same kind)
-_TITLE_QUOTE_MIN = 12
-
-
-def _title_restatements(facts: list[Fact]) -> set[tuple[str, int]]:
-    """The lines of an issue's title (lines.is_title) whose fact restates a line of the body read as the same kind, on
-    any node: the title is not a second error beside it (google/nccl-fastsocket#4's title 'What does "NCCL WARN Cannot
-    get incoming CPU" mean?', read as a WARN of the title's node, beside the log's 'net_fastsocket.cc:765 NCCL WARN Cannot
-    get incoming CPU.'). The body's line stays accounted for on its own: explained by its finding or reported
-    unexplained, so a title never clears an error."""
-    titled = [f for f in facts if is_title(f.evidence.path)]
-    if not titled:
-        return set()
-    body: dict[str, list[tuple[str, str]]] = defaultdict(list)
-    for f in facts:
-        if not is_title(f.evidence.path):
-            body[f.kind].append((_flat(_text(f)).rstrip(_QUOTE_ENDS), _flat(f.evidence.text)))
-    out: set[tuple[str, int]] = set()
-    for f in titled:
-        said = _flat(_text(f))
-        bare = said.rstrip(_QUOTE_ENDS)
-        if any((len(msg) >= _TITLE_QUOTE_MIN and msg in said) or (len(bare) >= _RESTATE_MIN and bare in line)
-               for msg, line in body.get(f.kind, ())):
-            out.add((f.evidence.path, f.evidence.line))
-    return out
-
-
-def _flat(text: str) -> str:
-    """``text`` lowercased, each run of blanks one space: a title keeps a quoted line's words, not always its spacing
-    (utkuozdemir/nvidia_gpu_exporter#64's title 'command failed. stderr: err: exit status 12' beside the log's
-    'command failed. stderr:  err: exit status 12', the empty stderr between two blanks)."""
-    return " ".join(text.lower().split())
-
-
-def _tails(text: str) -> list[str]:
-    """What follows each ": " of a text, longest first."""
-    out, i = [], text.find(": ")
-    while i >= 0:
-        out.append(text[i + 2:])
-        i = text.find(": ", i + 2)
-    return out
-
-
 def unexplained(facts: Iterable[Fact], explained: set[tuple[str, int]],
                 serious: set[tuple[str, int]] = frozenset()) -> list[Fact]:
     """One ``unexplained_fact`` per source line that holds an error no finding cites.
@@ -257,149 +154,6 @@ def no_verdict_files(findings: list[Finding], coverage: Coverage) -> set[str]:
                 cited[ev.path].add(ev.line)
     return {fc.path for fc in coverage.files if fc.path in cited and 0 < fc.facts <= len(cited[fc.path])}
 
-
-def checked_components(coverage: Coverage, exclude: set[str] = frozenset()) -> dict[str, list[str]]:
-    """component -> the files whose parsers read something that checks it (``exclude``: files
-    that checked nothing, :func:`no_verdict_files`)."""
-    kinds = load_coverage()
-    # a dict per component as an ordered set: a list's ``in`` made this quadratic in the files
-    # (20,480 files at 1,024 nodes)
-    out: dict[str, dict[str, None]] = defaultdict(dict)
-    for fc in coverage.files:
-        if fc.path in exclude:
-            continue
-        for comp in file_checks(fc, kinds):
-            out[comp][fc.path] = None
-    return {comp: list(paths) for comp, paths in sorted(out.items())}
-
-
-#: readings named per component in a healthy verdict's ``reason`` (the text report lists them all)
-READINGS_NAMED = 3
-#: a reading's line is quoted up to this many characters
-READING_TEXT = 80
-
-
-def checked_readings(coverage: Coverage, exclude: set[str] = frozenset()) -> dict[str, tuple[list[tuple[str, int, str, int, str]], int]]:
-    """component -> (the readings behind it held: (file, first line, fact kind, how many, that line's text), of each
-    file that checked it (as :func:`checked_components` counts them), in file order, the readings of a kind of a file
-    once; how many readings there are in all). A file's readings past a component's first READINGS_NAMED held may be
-    a count alone (:class:`ReadingsHeld`): at least READINGS_NAMED readings come before it in every case.
-    What a healthy verdict rests on, measured (issue 11: the report named the component and the file, never the reading)."""
-    kinds = load_coverage()
-    out: dict[str, list[tuple[str, int, str, int, str]]] = defaultdict(list)
-    total: dict[str, int] = defaultdict(int)
-    for fc in coverage.files:
-        if fc.path in exclude:
-            continue
-        shown = set(file_checks(fc, kinds))
-        for comp, by_kind in fc._readings.items():
-            if comp in shown:
-                if type(by_kind) is int:  # counted, not held (ReadingsHeld.keep)
-                    total[comp] += by_kind
-                    continue
-                out[comp].extend((fc.path, line, kind, n, text) for kind, (line, text, n) in sorted(by_kind.items(), key=lambda kv: kv[1][0]))
-                total[comp] += len(by_kind)
-    return {c: (out[c], total[c]) for c in sorted(out)}
-
-
-def reading_text(path: str, line: int, kind: str, n: int, text: str) -> str:
-    """One reading in words: ``nvlink_s.txt:3: 24 nvlink_link_state, the first 'Link 0: 25.781 GB/s'``."""
-    quote = " ".join(text.split())
-    quote = quote if len(quote) <= READING_TEXT else quote[: READING_TEXT - 3] + "..."
-    return f"{path}:{line}: {n} {kind}, the first {quote!r}" if n > 1 else f"{path}:{line}: {kind} {quote!r}"
-
-
-def healthy_reason(coverage: Coverage, exclude: set[str] = frozenset()) -> str | None:
-    """What a healthy verdict rests on, in words: each checked component and the readings behind it (up to
-    READINGS_NAMED each); None where no reading was kept (a report made without its readers' readings)."""
-    got = checked_readings(coverage, exclude)
-    if not got:
-        return None
-    parts = []
-    for comp, (rs, n) in got.items():
-        named = "; ".join(reading_text(*r) for r in rs[:READINGS_NAMED])
-        more = f"; and {n - READINGS_NAMED} more reading(s)" if n > READINGS_NAMED else ""
-        parts.append(f"{comp} on {named}{more}")
-    return "healthy on what was read: " + " | ".join(parts)
-
-
-class ReadingsHeld:
-    """Which readings of a bundle's files stay held as its files are read (engine/pipeline._read_artefacts), so that
-    a 1,024-node bundle's parent does not hold every file's readings to the report (issue 12: ~1.4 kB a file, ~29 MB
-    of the parent's peak at 1,024 nodes), though a healthy verdict's reason names READINGS_NAMED a component and
-    counts the rest (:func:`healthy_reason`). The reason leaves out the files that checked nothing
-    (:func:`no_verdict_files`), known only after the rules; a file is one of them only if findings cite at least as
-    many of its lines as it gave facts, and a finding's evidence quotes the lines of facts the diagnosis holds (a
-    fact's own, its sources', an nccl_test_table's rows: engine/findings.evidence_of) or a parse problem's. A file
-    that gave more facts than the facts, rows and parse problems of it that the parent holds is therefore never
-    left out: once a component has READINGS_NAMED readings of such files, the readings of later such files are
-    counted, not held (their dict of kinds becomes its length). Every other file keeps all its readings."""
-
-    def __init__(self) -> None:
-        self.sure: dict[str, int] = defaultdict(int)  # component -> readings held of files never left out
-        self.counts: dict[tuple, dict[str, int]] = {}  # the counts of a file, shared by files that count the same
-
-    def keep(self, fc, facts: list[list[Fact]], errors: list[list]) -> None:
-        """``fc``: a file's row, read whole; ``facts``: the lists of facts of it that the diagnosis holds, ``errors``:
-        of its parse problems (one of each a window)."""
-        readings = fc._readings
-        if not readings or not _never_left_out(fc.facts, facts, errors):
-            return
-        shown = set(file_checks(fc, load_coverage()))
-        held: dict = {}
-        counted: list[tuple[str, int]] = []
-        for comp, by_kind in readings.items():
-            if comp not in shown:  # read, not what the file checked (checked_readings passes it over)
-                continue
-            if self.sure[comp] < READINGS_NAMED:
-                held[comp] = by_kind
-            else:
-                counted.append((comp, len(by_kind)))
-            self.sure[comp] += len(by_kind)
-        if held:
-            held.update(counted)
-            fc._readings = held
-        else:
-            key = tuple(counted)
-            got = self.counts.get(key)
-            fc._readings = got if got is not None else self.counts.setdefault(key, dict(counted))
-
-
-#: fact class -> whether its facts have parts (part_evidence: an nccl_test_table's rows), asked once a class: a pydantic
-#: model class that lacks the attribute costs getattr ~1.5 us (its metaclass's __getattr__ raises and drops an
-#: AttributeError), and _never_left_out asked ~10 classes a file as the parent took each file's results (~0.3 CPU s
-#: of the parent's main thread at 1,024 bench nodes, while the workers read)
-_PARTED: dict[type, bool] = {}
-
-
-def _parted(cls: type) -> bool:
-    got = _PARTED.get(cls)
-    if got is None:
-        got = _PARTED[cls] = getattr(cls, "part_evidence", None) is not None
-    return got
-
-
-def _never_left_out(n_facts: int, facts: list[list[Fact]], errors: list[list]) -> bool:
-    """Whether a file that gave ``n_facts`` facts (FileCoverage.facts: folded and summarised ones counted) gave more
-    than findings could cite lines of it (ReadingsHeld): more than the lines of its ``facts`` the diagnosis holds,
-    of their rows (part_evidence) and of its parse problems (``errors``). Counted first, then (where the count does
-    not tell: an nccl-tests table's rows are lines of its row facts too) told apart."""
-    types = {t for fs in facts for t in set(map(type, fs))}
-    parted = {t for t in types if _parted(t)}
-    parts = [f for fs in facts for f in fs if type(f) in parted] if parted else []
-    if n_facts > sum(map(len, facts)) + sum(map(len, errors)) + sum(len(f.lines) for f in parts):
-        return True
-    lines = {f.evidence.line for fs in facts for f in fs}
-    lines.update(line for f in parts for line in f.lines)
-    lines.update(e.line for es in errors for e in es)
-    return n_facts > len(lines)
-
-
-def file_checks(fc, kinds) -> list[str]:
-    """The components a file checked: of each reader that read it, what its facts showed when
-    its kind declares ``checks`` (knowledge/coverage.yaml), else its kind's ``covers``."""
-    return [comp for kind in fc.read_by if kind in kinds
-            for comp in (fc.checks[kind] if kind in fc.checks else kinds[kind].covers)]
 
 
 def _unread_logs(fc, kinds) -> list[str]:
