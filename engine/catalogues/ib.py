@@ -34,11 +34,12 @@ def event_facts(facts: list[Fact]) -> list[Fact]:
 def status_facts(facts: list[Fact]) -> list[Fact]:
     table = knowledge.load(STATUSES)
     given = {f.status for f in of_kind(facts, "ib_wc_status_catalogue_entry")}  # type: ignore[attr-defined]
-    # NCCL's completion WARNs, the kernel's own (mlx5 "WC error: %d"), UCX's (mlx5 syndrome as ibv_wc_status) and Mooncake's:
+    # NCCL's completion WARNs, the kernel's own (mlx5 "WC error: %d"), UCX's (mlx5 syndrome as ibv_wc_status), Mooncake's and
+    # other programs' own lines (verbs_completion_error):
     # one numbering, ib_wc_status's
     seen = {f.error for f in of_kind(facts, "nccl_rdma_completion_error")}  # type: ignore[attr-defined]
     seen |= {f.status for f in of_kind(facts, "kernel_ib_completion_error", "ucx_completion_error",  # type: ignore[attr-defined]
-                                       "mooncake_slice_failed")}
+                                       "mooncake_slice_failed", "verbs_completion_error")}
     codes = sorted(seen - given)
     out: list[Fact] = []
     for code in codes:

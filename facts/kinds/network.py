@@ -611,6 +611,21 @@ class KernelIbCompletionError(Fact):
 
 
 @fact_kind
+class VerbsCompletionError(Fact):
+    """A program's own line for a failed RDMA work completion, its status in libibverbs' words:
+    ``CQE error, wr_id=3, status=2 (local QP operation error), ...`` (UCCL) or a bare
+    ``IBV_WC_RETRY_EXC_ERR`` in an error line (NBS). One fact per status a file; the number and the
+    ibv_wc_status_str() text agree with knowledge/ib_wc_status.yaml."""
+
+    kind: Literal["verbs_completion_error"] = "verbs_completion_error"
+    status: int  # libibverbs' enum ibv_wc_status
+    status_text: str  # ibv_wc_status_str(): "local QP operation error"
+    message: str  # the line, trimmed
+    vendor_err: str | None = None  # "0x3", as printed
+    count: int = 1  # lines of this status in the file
+
+
+@fact_kind
 class MlxlinkPort(Fact):
     """The "Operational Info" (and "Supported Info", "Troubleshooting Info") of one mlxlink port."""
 
