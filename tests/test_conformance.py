@@ -7,6 +7,7 @@ import yaml
 from stethoscope.engine.knowledge import load_vocabulary
 from stethoscope.engine.ruleengine.loader import rules_root
 from stethoscope.facts.model import FACT_KINDS
+from stethoscope.facts.parsers import cpp_runtime_abort
 from stethoscope.facts.parsers import launcher_exit
 from stethoscope.facts.parsers import mpich_abort
 from stethoscope.facts.parsers import python_exception_ignored
@@ -176,6 +177,10 @@ def test_parsers_do_not_claim_other_kinds_real_files():
             # (the check aborts the process: the report of its SIGABRT that follows, Open MPI's signal block, is subprocess_error's)
             if "Check failed: " in head:
                 allowed |= {"glog_check", "subprocess_error"}
+            # or with libstdc++'s abort on an exception nobody caught ("terminate called after throwing an instance of
+            # 'EPException'" after DeepEP's own error, deepseek-ai/DeepEP#274): cpp_runtime_abort reads it wherever it is
+            if cpp_runtime_abort.detect(head):
+                allowed.add("cpp_runtime_abort")
             # or with mpirun's boxes on the rank that exited ("Primary job  terminated normally, but 1 process returned ...")
             if launcher_exit.detect(head):
                 allowed.add("launcher_exit")

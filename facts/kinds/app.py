@@ -604,12 +604,19 @@ class CppRuntimeAbort(Fact):
     no exception to name: libstdc++'s ``pure virtual method called`` (a virtual call on an object
     already destroyed, most often at exit) and its verbose terminate handler's ``terminate called
     without an active exception`` (std::terminate with none in flight: a joinable std::thread
-    destroyed, the pure virtual call before it) or ``terminate called recursively``."""
+    destroyed, the pure virtual call before it) or ``terminate called recursively``; with an
+    exception in flight, ``terminate called after throwing an instance of '<type>'`` (reason
+    ``uncaught_exception``): its what() is the error, read by the readers of that error's own words."""
 
     kind: Literal["cpp_runtime_abort"] = "cpp_runtime_abort"
-    reason: Literal["pure_virtual_call", "deleted_virtual_call", "terminate_without_exception", "terminate_recursively"]
+    reason: Literal["pure_virtual_call", "deleted_virtual_call", "terminate_without_exception", "terminate_recursively",
+                    "uncaught_exception"]
     #: the pure virtual call's terminate line followed it (one abort said over two lines)
     terminated: bool = False
+    #: reason uncaught_exception: the type libstdc++ names ("c10::DistBackendError", "std::runtime_error")
+    exception: str | None = None
+    #: reason uncaught_exception: its line and the ``  what():  <message>`` line after it, one failure told over two
+    message: str | None = None
 
 
 @fact_kind

@@ -37,11 +37,16 @@ KIND = "cpp_runtime_abort"
 # deleted virtual method called                               (libsupc++/pure.cc, __cxa_deleted_virtual)
 # terminate called without an active exception                (NVIDIA/Megatron-LM#1874; libsupc++/vterminate.cc)
 # terminate called recursively                                (libsupc++/vterminate.cc)
+# terminate called after throwing an instance of 'c10::DistBackendError'   (InternLM/lmdeploy#3258; libsupc++/vterminate.cc:
+#   "terminate called after throwing an instance of '" + the demangled type + "'", then "  what():  " + what())
 # (a launcher's prefix before it: "[rank0]: ", "[default0]:", "[1,0]<stderr>:"; the message is the rest of its line)
 _LINE = re.compile(r"(?:^|[\s:>\]])(?P<what>(?P<virtual>pure|deleted) virtual method called"
-                   r"|terminate called (?P<how>without an active exception|recursively))[ \t\r]*$", re.M)
+                   r"|terminate called (?P<how>without an active exception|recursively)"
+                   r"|terminate called after throwing an instance of '(?P<type>[^'\n]{1,300})')[ \t\r]*$", re.M)
 _REASON = {"pure": "pure_virtual_call", "deleted": "deleted_virtual_call",
            "without an active exception": "terminate_without_exception", "recursively": "terminate_recursively"}
+#   what():  Error (gpu_burn-drv.cpp:298): system not yet initialized      (wilicc/gpu-burn#92: the exception's what(), next line)
+_WHAT = re.compile(r"[ \t]+what\(\):[ \t]")
 #: lines after a virtual call in which its terminate line is the same abort
 _FOLLOW = 3
 
@@ -64,10 +69,17 @@ def parse(artefact: Artefact) -> ParseResult:
             if after is not None:
                 said.add(after)
             fb.add(CppRuntimeAbort, n, reason=_REASON[m["virtual"]], terminated=after is not None)
+        elif m["type"]:
+            line = artefact.lines[n - 1].strip()
+            if n < len(artefact.lines) and _WHAT.match(artefact.lines[n]):
+                result.lines_used += 1
+                line = f"{line} {artefact.lines[n].strip()}"
+            fb.add(CppRuntimeAbort, n, reason="uncaught_exception", exception=m["type"], message=line[:400])
         elif n not in said:
             fb.add(CppRuntimeAbort, n, reason=_REASON[m["how"]])
     return result
 
 
 #: the line signatures this reader owns (facts/classify.py matches all readers' in one pass)
-SIGNATURES = (r"(?:pure|deleted) virtual method called|terminate called (?:without an active exception|recursively)",)
+SIGNATURES = (r"(?:pure|deleted) virtual method called|terminate called (?:without an active exception|recursively"
+              r"|after throwing an instance of ')",)

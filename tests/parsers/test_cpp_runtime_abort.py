@@ -9,8 +9,10 @@ from stethoscope.facts.parsers.base import Artefact
 FIX = Path(__file__).resolve().parents[2] / "fixtures/artefacts/cpp_runtime_abort"
 
 
-def read(text: str):
+def read(text: str, exception: bool = False):
     res = cpp_runtime_abort.parse(Artefact(path="app.log", text=text, node="n1"))
+    if exception:
+        return [(f.evidence.line, f.reason, f.exception) for f in res.facts], res.lines_used
     return [(f.evidence.line, f.reason, f.terminated) for f in res.facts], res.lines_used
 
 
@@ -31,8 +33,21 @@ def test_launcher_prefixes_and_the_other_forms():
     assert read("deleted virtual method called\n") == ([(1, "deleted_virtual_call", False)], 1)
 
 
+def test_an_uncaught_exception_names_its_type():
+    # InternLM/lmdeploy#3258's line (the watchdog's c10::DistBackendError), verbatim; its what() follows, read by the
+    # readers of its own words (a CUDA error: cuda_app)
+    text = ("frame #9: <unknown function> + 0x126850 (0x7f5e30ea2850 in /lib/x86_64-linux-gnu/libc.so.6)\n\n"
+            "terminate called after throwing an instance of 'c10::DistBackendError'\n"
+            "  what():  [PG ID 0 PG GUID 0(default_pg) Rank 6] Proc\n")
+    assert cpp_runtime_abort.detect(text)
+    assert read(text, True) == ([(3, "uncaught_exception", "c10::DistBackendError")], 2)
+    # gpu-burn's (wilicc/gpu-burn#92's fixture): its CUDA check throws std::runtime_error
+    text = (FIX.parent / "cuda_app/gpuburn92_h100_system_not_ready.txt").read_text()
+    assert ("uncaught_exception", "std::runtime_error") in {(r, e) for _n, r, e in read(text, True)[0]}
+
+
 def test_not_an_abort_of_this_kind():
     assert not cpp_runtime_abort.detect("")
-    # an exception in flight names the error (read elsewhere); a sentence about the message is prose
-    assert not cpp_runtime_abort.detect("terminate called after throwing an instance of 'c10::DistBackendError'\n")
+    # a sentence about the message is prose (the line does not end at the type)
+    assert not cpp_runtime_abort.detect("I got terminate called after throwing an instance of 'std::bad_alloc' again\n")
     assert not cpp_runtime_abort.detect('It can run but always terminate, "terminate called without an active exception" and then I rerun\n')
