@@ -50,7 +50,8 @@ def test_shipped_cascade_of_names_known_causes():
     named = {c for r in rules for c in r.rule.cascade_of}
     assert "nccl_timeout_straggler" in named
     assert named <= set(causes)
-    assert symptom_map(rules).cascade_of["torch_watchdog_timeout"] == ("nccl_timeout_straggler",)
+    # a straggler named explains the timeout; so does a timeout set far below the defaults (torch_watchdog_timeout_short)
+    assert symptom_map(rules).cascade_of["torch_watchdog_timeout"] == ("nccl_timeout_straggler", "collective_timeout_too_short")
 
 
 # --- cascade_scope: node (rules/application/cuda_error_catalogue.yaml) over real fixtures ---
