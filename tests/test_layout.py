@@ -41,3 +41,17 @@ def test_no_module_outside_facts_kinds_defines_a_fact_class():
                 if isinstance(node, ast.ClassDef) and any(isinstance(b, ast.Name) and b.id in names for b in node.bases):
                     bad.append(f"{rel}: {node.name}")
     assert not bad, f"a fact class belongs in facts/kinds/<family>.py (its module imports it from there): {bad}"
+
+
+def test_every_python_package_of_the_tree_is_in_pyprojects_package_list():
+    """A sub-package missing from pyproject.toml's explicit list is left out of the wheel: the
+    installed tool then fails at import (facts/knowledge/, session 48). Every folder of facts/,
+    engine/ and cli/ holding an __init__.py is listed, and nothing listed is missing."""
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    tree = {"stethoscope." + ".".join(p.parent.relative_to(ROOT).parts)
+            for top in ("facts", "engine", "cli") for p in (ROOT / top).rglob("__init__.py")
+            if "__pycache__" not in p.parts}
+    assert tree - listed == set(), f"add to [tool.setuptools] packages: {sorted(tree - listed)}"
+    assert {p for p in listed if p.split(".")[1] in ("facts", "engine", "cli")} <= tree
