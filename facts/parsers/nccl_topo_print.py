@@ -53,7 +53,6 @@ _LINK = re.compile(
 # n013:101855:101885 [0] NCCL INFO ...
 # (nccl_log_scan.PREFIX found at the end of that text, its host not the tail of a longer word)
 _PREFIX = re.compile(r"(?<![\w.\-])" + nccl_log_scan.PREFIX + "$")
-_LITERALS = ("+ NET[",)
 _DETECT = re.compile(r"NCCL INFO +(?:\*\*)?\+ NET\[\d+(?:\.\d+)?\] - NET/")
 
 
