@@ -407,6 +407,7 @@ class TorchWatchdogTimeout(Fact):
     blocking_wait: bool = False  # seen only as "timed out in blocking wait"
     late_ms: int | None = None  # elapsed_ms - timeout_ms: how long after the timeout the watchdog reported it
     late_limit_ms: int | None = None  # knowledge/torch_watchdog.yaml late_at_least_ms
+    short_limit_ms: int | None = None  # knowledge/torch_watchdog.yaml short_below_ms: a timeout_ms below it is short
 
 
 @fact_kind

@@ -162,9 +162,12 @@ class StragglerLimits(_M):
 
 class TorchWatchdogLimits(_M):
     """knowledge/torch_watchdog.yaml: how late ProcessGroupNCCL's watchdog may report a timeout
-    (ran-for minus the work's timeout) before the watchdog itself is judged blocked."""
+    (ran-for minus the work's timeout) before the watchdog itself is judged blocked, and below which
+    work timeout the timeout itself is the likely cause of a collective timing out."""
     source: str = Field(min_length=20)
     late_at_least_ms: int = Field(gt=0)
+    short_source: str = Field(min_length=20)
+    short_below_ms: int = Field(gt=0)
 
 
 class InputPipelineLimits(_M):

@@ -323,15 +323,18 @@ def _progress(b: FactBuilder, no: int, line: str, node: str, grank: int | None) 
                 last_enqueued_seq=enq, last_completed_seq=comp, timeout_seq=at_seq)
 
 
-def _late_limit_ms() -> int:
-    return knowledge.load("torch_watchdog.yaml").late_at_least_ms  # validated (facts/knowledge/perf.py TorchWatchdogLimits)
+def _limits_ms() -> tuple[int, int]:
+    """knowledge/torch_watchdog.yaml's late_at_least_ms and short_below_ms (validated: facts/knowledge/perf.py TorchWatchdogLimits)."""
+    limits = knowledge.load("torch_watchdog.yaml")
+    return limits.late_at_least_ms, limits.short_below_ms
 
 
 def _emit_timeouts(b: FactBuilder, timeouts: dict, progress: dict) -> None:
     # the watchdog line itself prints no PG; the progress line of the same rank and work does
     pg_of = {(r["node"], r["rank"], r["timeout_seq"]): r for r in progress.values() if r["timeout_seq"] is not None}
-    limit = _late_limit_ms() if timeouts else None
+    limit, short = _limits_ms() if timeouts else (None, None)
     for rec in timeouts.values():
+        rec["short_limit_ms"] = short
         if rec["elapsed_ms"] is not None:
             # how long after the work's timeout the watchdog saw it: about a second when it polls as it
             # should; far longer when the watchdog thread was blocked or the process stopped
