@@ -618,6 +618,9 @@ class CppRuntimeAbort(Fact):
     exception: str | None = None
     #: reason uncaught_exception: its line and the ``  what():  <message>`` line after it, one failure told over two
     message: str | None = None
+    #: reason uncaught_exception: the ``  what():  `` line follows (False: the paste shows the type alone, the
+    #: error it carried is told elsewhere, if at all)
+    what_shown: bool = False
 
 
 @fact_kind

@@ -71,10 +71,12 @@ def parse(artefact: Artefact) -> ParseResult:
             fb.add(CppRuntimeAbort, n, reason=_REASON[m["virtual"]], terminated=after is not None)
         elif m["type"]:
             line = artefact.lines[n - 1].strip()
-            if n < len(artefact.lines) and _WHAT.match(artefact.lines[n]):
+            shown = n < len(artefact.lines) and _WHAT.match(artefact.lines[n]) is not None
+            if shown:
                 result.lines_used += 1
                 line = f"{line} {artefact.lines[n].strip()}"
-            fb.add(CppRuntimeAbort, n, reason="uncaught_exception", exception=m["type"], message=line[:400])
+            fb.add(CppRuntimeAbort, n, reason="uncaught_exception", exception=m["type"], message=line[:400],
+                   what_shown=shown)
         elif n not in said:
             fb.add(CppRuntimeAbort, n, reason=_REASON[m["how"]])
     return result

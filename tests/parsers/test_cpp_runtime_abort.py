@@ -41,6 +41,12 @@ def test_an_uncaught_exception_names_its_type():
             "  what():  [PG ID 0 PG GUID 0(default_pg) Rank 6] Proc\n")
     assert cpp_runtime_abort.detect(text)
     assert read(text, True) == ([(3, "uncaught_exception", "c10::DistBackendError")], 2)
+    res = cpp_runtime_abort.parse(Artefact(path="app.log", text=text, node="n1"))
+    assert [f.what_shown for f in res.facts] == [True]
+    # the type alone (a rank's log cut after it): nothing says what it carried
+    res = cpp_runtime_abort.parse(Artefact(path="app.log", node="n1",
+                                           text="terminate called after throwing an instance of 'c10::DistBackendError'\n"))
+    assert [(f.exception, f.what_shown) for f in res.facts] == [("c10::DistBackendError", False)]
     # gpu-burn's (wilicc/gpu-burn#92's fixture): its CUDA check throws std::runtime_error
     text = (FIX.parent / "cuda_app/gpuburn92_h100_system_not_ready.txt").read_text()
     assert ("uncaught_exception", "std::runtime_error") in {(r, e) for _n, r, e in read(text, True)[0]}
