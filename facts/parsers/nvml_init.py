@@ -106,8 +106,13 @@ KIND = "nvml_init"
 # Impossible to initialize nvidia nvml : Driver/library version mismatch
 #   (nvtop, the GPU monitor: src/extract_gpuinfo_nvidia.c fprintf(stderr, "Impossible to initialize nvidia nvml : %s\n",
 #   nvmlErrorString(retval)), a space before the colon; real, NixOS/nixpkgs#98328's title)
+# Error: error creating driver: error enumerating all possible devices: error enumerating GPUs and MIG devices: error initializing NVML: ERROR_LIBRARY_NOT_FOUND
+#   (kubernetes-sigs/dra-driver-nvidia-gpu#1272, the gpu-kubelet-plugin crash-looping: its device library's
+#   fmt.Errorf("error initializing NVML: %w", ret), go-nvml's Return naming itself where the library never loaded. NVIDIA's
+#   Go tools share the wording: the DRA driver's older enumerateAllPossibleDevices and GpuStatus, mig-parted's DeviceFilter
+#   and IsMigCapable, "error initializing NVML: %v" of nvml.ErrorString(ret) or of the Return)
 _FAILED = re.compile(r"(?:[Ff]ailed to initialize NVML:|Failed to start nvml with error:|Cannot init NVML library; err:"
-                     r"|Impossible to initialize nvidia nvml :)"
+                     r"|Impossible to initialize nvidia nvml :|\b[Ee]rror initializing NVML:)"
                      r"[ \t]*(?P<msg>[^\n\\\"`;]*)")  # ';' ends it: the health check's "%v; continuing ..." (no NVML text has one)
 # error starting plugins: error creating plugin manager: unable to create plugin manager: nvml init failed: ERROR_LIBRARY_NOT_FOUND
 #   (k8s-device-plugin 0.16: fmt.Errorf("nvml init failed: %v", ret), go-nvml's Return named; NVIDIA/k8s-device-plugin#856,
@@ -298,7 +303,7 @@ def nvml_reason(message: str) -> str:
 
 def detect(head: str) -> bool:
     # one literal per branch of _ANY ("NVML" alone is in every nvidia-smi -q: not a gate)
-    if not ("ailed to initialize NVML" in head or "initialize nvidia nvml" in head or "Failed to start nvml" in head or "NVML library version" in head
+    if not ("ailed to initialize NVML" in head or "rror initializing NVML" in head or "initialize nvidia nvml" in head or "Failed to start nvml" in head or "NVML library version" in head
             or "Cannot init NVML library" in head or "nvml init failed" in head.lower()
             or "Error: nvml: " in head or "ould not load NVML library" in head
             or "NVIDIA-SMI has failed" in head or "No devices " in head or "libnvidia-ml.so" in head

@@ -27,6 +27,8 @@ def _view(r):
     # dcgm-exporter 4.x's "Cannot init NVML library; err: %v" in slog's text form and through Go's log package
     ("dcgm_exporter_log/nvml_not_found_slog_dcgmexporter612_mixed.log", [(6, "library_not_found", None)]),
     ("dcgm_exporter_log/nvml_not_found_golog_dcgmexporter450_mixed.log", [(7, "library_not_found", None)]),
+    # the DRA driver's gpu-kubelet-plugin: "error initializing NVML: %w" at the end of its error chain
+    ("nvml_init/dradriver1272_kubelet_plugin_error_initializing_nvml.log", [(1, "library_not_found", None)]),
 ])
 def test_nvml_failures_from_real_output(rel, want):
     r = _parse(nvml_init, rel)
@@ -40,6 +42,10 @@ def test_nvml_failures_from_real_output(rel, want):
     ("E0121 12:04:24.666244       1 factory.go:87] Failed to initialize NVML: ERROR_LIBRARY_NOT_FOUND.",
      "library_not_found", "nvml"),
     ("Failed to initialize NVML: Unknown Error", "unknown_error", "nvml"),
+    # NVIDIA's Go tools' "error initializing NVML: %v" of nvml.ErrorString(ret) (mig-parted DeviceFilter; CONSTRUCTED
+    # from the format with NVML_ERROR_DRIVER_NOT_LOADED's text) and a Go program's own fmt.Printf of the same words
+    ("Error: error initializing NVML: Driver Not Loaded", "driver_not_loaded", "nvml"),
+    ("error initializing NVML: ERROR_UNKNOWN", "unknown_error", "nvml"),
     # the host engine's own log: DCGM's logger puts the source after the message (NVIDIA/gpu-operator#498's
     # line, without the shell prompt it was pasted behind)
     ("2021-11-23 00:15:28.951 ERROR [82:82] Cannot initialize the hostengine: Error: Failed to initialize NVML "
