@@ -48,6 +48,28 @@ class GpuBurnVerdict(Fact):
 
 
 @fact_kind
+class GpuFryerResult(Fact):
+    """gpu-fryer's closing result for one GPU (``GPU #0:  61234 Gflops/s (min: ..., max: ..., dev: ...)``
+    and the temperature and throttling rows under it), with the tool's own verdict where printed:
+    ``All GPUs seem healthy``, or ``Some GPUs are not healthy. Reasons:`` and one reason row per
+    problem. A ``gflops_max`` of 0: no matrix product of the GPU finished in the whole run."""
+
+    kind: Literal["gpu_fryer_result"] = "gpu_fryer_result"
+    gpu: int
+    gpu_name: str = ""  # "GPU0", for entities and summaries
+    gflops: float  # the run's average rate, as printed (whole Gflop/s)
+    gflops_max: float  # the best one-second rate of the run
+    temperature_c: float | None = None  # the run's average temperature (0.00 where no sample was taken)
+    throttle_hw: bool = False  # the run saw HW slowdown (its "Throttling HW: true")
+    throttle_thermal: bool = False  # the run saw thermal slowdown, software or hardware ("Thermal SW/HW: true")
+    #: the tool's verdict on the run: "healthy" (it printed "All GPUs seem healthy"), "not_healthy", None (cut before it)
+    verdict: Literal["healthy", "not_healthy"] | None = None
+    problems: str | None = None  # the tool's reasons for this GPU as printed, joined with "; "
+    reported_slow: bool = False  # a reason of the tool: "GPU is not performing as expected" (LowFlops)
+    reported_throttled: bool = False  # a reason of the tool: "GPU is throttled" (Throttling)
+
+
+@fact_kind
 class DcgmDiagRun(Fact):
     """One ``dcgmi diag`` run: its level (``-r 1..4``: from the command line shown, else from the
     tests it ran, knowledge/dcgm.yaml ``levels``), the DCGM and driver versions of its Metadata

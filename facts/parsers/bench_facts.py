@@ -16,7 +16,7 @@ from stethoscope.facts.kinds.bench import (  # noqa: F401 - the fact classes liv
 )
 
 #: the benchmarks with a reader; also the ``benchmark`` names of knowledge/bench_tolerances.yaml
-BENCHMARKS = ("gpu_burn", "nvbandwidth", "bandwidth_test", "stream", "fio", "iperf3", "perftest", "training", "dcgm_diag", "ubergemm")
+BENCHMARKS = ("gpu_burn", "nvbandwidth", "bandwidth_test", "stream", "fio", "iperf3", "perftest", "training", "dcgm_diag", "ubergemm", "gpu_fryer")
 
 
 # --- derived: engine/baselines/bench.py --------------------------------------------------------
