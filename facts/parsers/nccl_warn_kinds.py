@@ -24,6 +24,8 @@ lines read as WARN kinds::
     'nvml_driver_library_mismatch'
     >>> kind("NVML failure 'Unknown Error'") is None
     True
+    >>> kind("No NVML device handle. Skipping nvlink detection.")
+    'nvml_no_device_handle'
     >>> kind("The installed CUDA driver is older than the minimum version (R465) required for NCCL's CUDA Graphs support")
     'cuda_graphs_driver_too_old'
     >>> kind("Failed to CUDA malloc 4194304 bytes")
@@ -122,7 +124,9 @@ _GATE = re.compile(r"Unable to|ibv_open_device|ibv_set_ece|CQE with error|same G
                    r"|PCI info from NVML|PCI bus ID|set environment variable"
                    # round rW4
                    r"|^UDS: |^IPC: |invalid socket|join|plane ID|Unknown CPU architecture|DOCA Error|affinity|AffinityMask|maxSharedMem|libgdrapi|failed on gdr_|munmap of"
-                   r"|UnmapViewOfFile|CloseHandle for|close failed|Failed to close socket|deregister NET buffer|SHM legacy")
+                   r"|UnmapViewOfFile|CloseHandle for|close failed|Failed to close socket|deregister NET buffer|SHM legacy"
+                   # round rZ4
+                   r"|NVML device handle")
 
 
 # The kinds above whose wording no other program prints, pasted alone without NCCL's prefix (at a

@@ -20,6 +20,10 @@ KINDS: list[tuple[str, re.Pattern[str]]] = [
     # NVML failure 'Driver/library version mismatch'        nvmlDeviceGetHandleByPciBusId() failed: Driver/library version mismatch
     ("nvml_driver_library_mismatch",
      re.compile(r"^(?:nvml\w{1,60}\(\) failed: |NVML failure ')Driver/library version mismatch")),
+    # WARN("No NVML device handle. Skipping nvlink detection.")   (graph/xml.cc ncclTopoGetXmlFromGpu: the GPU's
+    #   NVML handle is NULL, so NCCL reads none of its NVLinks; later releases print the same words at INFO(NCCL_GRAPH))
+    # No NVML device handle. Skipping nvlink detection.        (a paste cut after "Skip": NVIDIA/nccl#726)
+    ("nvml_no_device_handle", re.compile(r"^No NVML device handle\. Skip")),
     # WARN("Retrieve %s version %d failed with %d status %d", ...)  WARN("Retrieve %s failed with %d status %d", ...)
     #   (misc/cudawrap.cc:179, 191: cuGetProcAddress returned 500 CUDA_ERROR_NOT_FOUND, the driver lacks the entry point)
     # Retrieve cuMemCreate failed with 500 status 0

@@ -62,6 +62,8 @@ _DETECT_KEYS = ("ProcessGroupNCCL", "ProcessGroupGloo.cpp:", "Watchdog caught co
 
 # torchrun 1.9-1.10's "Child process N (local_rank R) FAILED (exitcode E)" (tl.NO_ERROR_FILE_CHILD)
 _DETECT_KEYS += (") FAILED (exitcode ", "== ncclSuccess")
+# RCCL's unit-test harness (tl.RCCL_CHILD_NCCL_CALL)
+_DETECT_KEYS += (" fails NCCL call ",)
 
 
 def detect(head: str) -> bool:
@@ -451,6 +453,11 @@ def _nccl_error_line(b: FactBuilder, no: int, line: str, nxt: str, nxt_no: int, 
         # the check with no text after it: the result by its number (torch_log_lines.FRAMEWORK_NCCL_CHECK_BARE)
         out.append(dict(line=no, text=line, node=node, rank=grank, message=line[c.start():].strip(), nccl_version=None,
                         nccl_error=tl.NCCL_RESULT_BY_NUMBER[int(c["a"] or c["b"])], last_error=None, tail=no))
+        return True
+    if " fails NCCL call " in line and (c := tl.RCCL_CHILD_NCCL_CALL.search(line)) is not None:
+        # RCCL's unit-test harness: the call and its ncclResult_t by number (torch_log_lines.RCCL_CHILD_NCCL_CALL)
+        out.append(dict(line=no, text=line, node=node, rank=grank, message=line[c.start():].strip(), nccl_version=None,
+                        nccl_error=tl.NCCL2_RESULT_BY_NUMBER[int(c["code"])], last_error=None, tail=no))
         return True
     d = tl.NCCL_DETAIL.search(line)
     if d is not None:

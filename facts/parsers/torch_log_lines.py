@@ -122,6 +122,8 @@ DETECT = re.compile(
     # its time stripped by facts/lines.py or left out in a paste (EleutherAI/gpt-neox#990):
     # [WARNING] [comm.py:152:init_deepspeed_backend] NCCL backend in DeepSpeed not yet implemented
     r"|^(?:\[(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\] )?" + DS_SOURCE +
+    # RCCL's unit-test harness, its child process's check of an NCCL call (RCCL_CHILD_NCCL_CALL below)
+    r"|Child process \d{1,4} fails NCCL call \w{1,60} with code \d{1,3}\b"
     # Caffe's and Caffe2's checks of an NCCL call (FRAMEWORK_NCCL_CHECK below)
     r"|Check failed: [^\n]{1,200} == ncclSuccess \(\d{1,3} vs\. 0\)|Check failed: ncclSuccess == [^\n]{1,200} \(0 vs\. \d{1,3}\)"
     r"|\bstatus == ncclSuccess\. \d{1,3} vs 0\.",
@@ -140,6 +142,7 @@ MARKERS = (
     *NCCL_DETAIL_NAMES, "Failed to initialize NCCL communicator: ", "DataLoader worker (pid ", "communicator was aborted on rank ", "communicator was aborted after a previous error",
     "Unexpected bus error encountered in worker", "Unexpected BUS error encountered in DataLoader worker", " failed: ", "Internal NCCL failure with error ", "NCCL Error ", "NCCL failure ",
     " terminated with ", "Detected mismatch between collectives on ranks", "NcclError: NCCL_ERROR_", "== ncclSuccess",
+    " fails NCCL call ",
 )
 
 # torch/csrc/DataLoader.cpp (a worker's SIGCHLD handler; real, ymoslem/OpenNMT-Tutorial#6):
@@ -321,6 +324,18 @@ FRAMEWORK_NCCL_CHECK_BARE = re.compile(
     r"Check failed: (?:[^\n]{1,200}? == ncclSuccess \((?P<a>[123]) vs\. 0\)|ncclSuccess == [^\n]{1,200}? \(0 vs\. (?P<b>[123])\))[ \t]*$")
 #: ncclResult_t 1-3, the same in NCCL 1 and 2
 NCCL_RESULT_BY_NUMBER = {1: "ncclUnhandledCudaError", 2: "ncclSystemError", 3: "ncclInternalError"}
+
+# RCCL's unit-test harness (ROCm/rccl test/common/ProcessIsolatedTestRunner and TestBedChild: CHILD_NCCL_CALL checks
+# each NCCL call a test's child process makes, ERROR("Child process %d fails NCCL call %s with code %d\n", childId, msg,
+# status), later TEST_ERROR(...) without the newline; the code is the call's ncclResult_t), its "[ ERROR    ] " tag
+# before it, a terminal's colour codes around the tag in some pastes:
+# [ ERROR    ] Child process 0 fails NCCL call ncclGroupEnd with code 1      (ROCm/rccl#1370, four MI100 unit tests)
+# The harness's lines after it ("Child 0 failed on command [INIT_COMMS]:", "Child 0 reports failure", GoogleTest's
+# "TestBed.cpp:183: Failure" and "[  FAILED  ] AllReduce.OutOfPlace") report the same failed call, test by test.
+# RCCL is NCCL 2: the code is NCCL 2's ncclResult_t (src/nccl.h.in), 1 to 6 the errors knowledge/nccl_results.yaml lists.
+RCCL_CHILD_NCCL_CALL = re.compile(r"Child process (?P<child>\d{1,4}) fails NCCL call (?P<call>\w{1,60}) with code (?P<code>[1-6])\b")
+#: NCCL 2's ncclResult_t errors by number (src/nccl.h.in)
+NCCL2_RESULT_BY_NUMBER = {**NCCL_RESULT_BY_NUMBER, 4: "ncclInvalidArgument", 5: "ncclInvalidUsage", 6: "ncclRemoteError"}
 
 # c10d's ncclGetErrorWithVersion (NCCLUtils.cpp): ncclGetErrorString(error) + ", NCCL version " +
 # getNcclVersion(): the library torch loaded, "<major>.<minor>.<patch>", or "Unknown NCCL version"
