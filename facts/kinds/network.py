@@ -976,6 +976,19 @@ class UcxCompletionError(Fact):
 
 
 @fact_kind
+class UcxRkeyEndpointMismatch(Fact):
+    """UCX's parameter check refused a one-sided operation (put, get, atomic) whose remote key the program
+    unpacked on another endpoint than the one it used it on (src/ucp/rma/rma.inl UCP_RKEY_RESOLVE, built with
+    ENABLE_PARAMS_CHECK: "cannot use a remote key on a different endpoint than it was unpacked on", returning
+    UCS_ERR_INVALID_PARAM; the protocol v2 scatter-gather check: "sgl[N]: rkey 0x.. was unpacked on ep 0x.., but
+    sgl[0] rkey 0x.. was unpacked on ep 0x.., all rkeys must belong to the same endpoint"): a misuse of UCX's API
+    by the program or its library (an MPI one-sided window, OpenSHMEM), no fault of the network."""
+
+    kind: Literal["ucx_rkey_endpoint_mismatch"] = "ucx_rkey_endpoint_mismatch"
+    form: Literal["resolve", "sgl"] = "resolve"
+
+
+@fact_kind
 class UcxMemtypeCopyMissing(Fact):
     """UCX found no transport that copies between host and GPU memory when it set up a worker or an
     endpoint (src/ucp/wireup/select.c: "no copy across memory types transport to %s: %s", the peer

@@ -145,7 +145,7 @@ import re
 from stethoscope.facts import knowledge
 from stethoscope.facts.kinds.network import (  # noqa: F401 - the fact classes live in facts/kinds
     OpenmpiUcxPeerFailed, UcxCompletionError, UcxCudaIpcOpenFailed, UcxDeviceLaneMissing, UcxMemtypeCopyMissing,
-    UcxNoUsableTransport, UcxShmAllocFailed, UcxSocketConnectFailed, UcxVerbsFailure,
+    UcxNoUsableTransport, UcxRkeyEndpointMismatch, UcxShmAllocFailed, UcxSocketConnectFailed, UcxVerbsFailure,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines_with, iter_matches, lines_with
 
@@ -435,7 +435,24 @@ def _shm(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
                hugetlb=bool(flags is not None and flags & _SHM_HUGETLB), error=m["err"].strip(), detail=got.get("detail"))
 
 
+# [1652847615.199257] [gnu-ompi-mtt-cn-1:57362:0]        rma_send.c:277  UCX  ERROR cannot use a remote key on a different endpoint than it was unpacked on   (open-mpi/ompi#10410; src/ucp/rma/rma.inl UCP_RKEY_RESOLVE)
+# sgl[1]: rkey 0x7f.. was unpacked on ep 0x7f.., but sgl[0] rkey 0x7f.. was unpacked on ep 0x7f.., all rkeys must belong to the same endpoint   (format filled: UCX's protocol v2 scatter-gather check)
+_RKEY_EP = re.compile(r"\b(?:cannot use a remote key on a different endpoint than it was unpacked on"
+                      r"|(?P<sgl>sgl\[\d{1,9}\]: rkey (?:0x[0-9a-fA-F]{1,16}|\(nil\)) was unpacked on ep [^\n]{0,120}?"
+                      r"all rkeys must belong to the same endpoint))")
+
+
+def _rkey_endpoints(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
+    for n, m in iter_matches(_RKEY_EP, artefact):
+        result.lines_used += 1
+        host = _HOST.search(artefact.lines[n - 1])
+        fb.add(UcxRkeyEndpointMismatch, n, node=artefact.node_for(host["host"] if host else None),
+               form="sgl" if m["sgl"] else "resolve")
+
+
 def detect(head: str) -> bool:
+    if "unpacked on" in head and _RKEY_EP.search(head) is not None:
+        return True
     if "shmget" in head and (_SHMGET.search(head) or _SHMGET_OLD.search(head)) is not None:
         return True
     if " vend 0x" in head and _cqe_search(head) is not None:
@@ -505,6 +522,8 @@ def parse(artefact: Artefact) -> ParseResult:
         _no_usable(artefact, fb, result)
     if "IpcOpenMemHandle" in artefact.text or "open ipc mem handle" in artefact.text:
         _cuda_ipc(artefact, fb, result)
+    if "unpacked on" in artefact.text:
+        _rkey_endpoints(artefact, fb, result)
     return result
 
 
@@ -637,4 +656,6 @@ SIGNATURES = (r"\bno copy across memory types transport to \S", r"\bno usable tr
               r"\(synd 0x[0-9a-fA-F]+ vend 0x[0-9a-fA-F]+[ )]", r"\b(?:Transport|Receive-no-ready) retry count exceeded\b",
               r"\b(?:pml|spml|osc|common)_ucx\w*\.c:\d+\s+Error: (?:ucp_ep_create\(proc=|Failed to receive UCX worker address: |Failed to resolve UCX endpoint |add procs FAILED )",
               r"\b(?:[Ss]end|[Rr]eceive) completion(?:\[\d+\])? with error(?: on (?:qp 0x[0-9a-fA-F]+|XRQ|[\w.-]+/(?:0x[0-9a-fA-F]+|\(nil\))))?: [A-Za-z]",
-              r"\bUCX\s+ERROR\s+(?:failed to select lane for local device \S|no lane found for ep=)")
+              r"\bUCX\s+ERROR\s+(?:failed to select lane for local device \S|no lane found for ep=)",
+              r"\bcannot use a remote key on a different endpoint than it was unpacked on",
+              r"\bsgl\[\d+\]: rkey \S+ was unpacked on ep \S+, but sgl\[0\] rkey ")

@@ -528,3 +528,18 @@ def test_a_verbs_call_without_arguments_has_none():
             "allocate memory. Please set max locked memory (ulimit -l) to 'unlimited' (current: 64 kbytes)")
     (f,) = ucx_log.parse(Artefact(path="x", text=line + "\n", node="n1")).facts
     assert (f.verb, f.arguments, f.purpose, f.memlock_kb) == ("ibv_create_cq", None, None, 64)
+
+
+def test_a_remote_key_used_on_another_endpoint():
+    # open-mpi/ompi#10410 (fixtures/artefacts/ucx_log/ompi10410_rkey_wrong_endpoint_then_remote_access.txt): UCX's
+    # UCP_RKEY_RESOLVE check on two ranks of cn-1, then cn-0's remote access completion error
+    text = (FIX / "ompi10410_rkey_wrong_endpoint_then_remote_access.txt").read_text()
+    assert ucx_log.detect(text)
+    facts = ucx_log.parse(Artefact(path="x", text=text)).facts
+    assert [(f.kind, f.node, getattr(f, "form", None)) for f in facts if f.kind == "ucx_rkey_endpoint_mismatch"] == [
+        ("ucx_rkey_endpoint_mismatch", "gnu-ompi-mtt-cn-1", "resolve")] * 2
+    assert [(f.node, f.status) for f in facts if f.kind == "ucx_completion_error"] == [("gnu-ompi-mtt-cn-0", 10)]
+    # CONSTRUCTED from UCX's protocol v2 format (the scatter-gather check), addresses filled in
+    line = ("sgl[1]: rkey 0x7f01 was unpacked on ep 0x7f02, but sgl[0] rkey 0x7f03 was unpacked on ep 0x7f04, "
+            "all rkeys must belong to the same endpoint\n")
+    assert [f.form for f in ucx_log.parse(Artefact(path="x", text=line, node="n1")).facts] == ["sgl"]
