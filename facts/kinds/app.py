@@ -993,10 +993,14 @@ class TorchCudaUnavailable(Fact):
 
     kind: Literal["torch_cuda_unavailable"] = "torch_cuda_unavailable"
     cuda_home: str | None = None  # the toolkit it fell back to, where printed
-    # which report said so: "cpp_extension" ("No CUDA runtime is found"), "is_available" / "device_count" (a
+    # which report said so: "cpp_extension" ("No CUDA runtime is found"), "not_compiled" ("Torch not compiled with CUDA
+    # enabled"), "is_available" / "device_count" (a
     # program's own print of torch.cuda.is_available() False / device_count() 0), "collect_env" ("Is CUDA available: No")
     via: str = "cpp_extension"
     gpus_listed: int | None = None  # collect_env: the GPUs nvidia-smi listed beside it (present, but CUDA cannot use them)
+    # the PyTorch in the process is a CPU-only build: "Torch not compiled with CUDA enabled" (via "not_compiled"), or a
+    # "+cpu" version printed in the same file beside the report ("Torch 2.0.1+cpu", an installer's check)
+    cpu_build: bool = False
 
 
 @fact_kind

@@ -539,6 +539,22 @@ _SHELL_COMMAND = re.compile(
 _FRAME = re.compile(r'\s{0,12}File "[^"\n]{1,1000}", line \d{1,9}, in \S')
 
 
+def _frame_source(frame: str, line: str) -> bool:
+    """Whether ``line``, printed right under the frame line ``frame``, is that frame's source line (the program's code).
+
+    Python prints the source indented two columns deeper than the frame's 'File' (traceback.StackSummary.format:
+    '  File ...' then '    <code>'); a frame with no source to show (``<string>`` of ``python -c``, ``<stdin>``,
+    a frozen or compiled module) prints none, and the exception line then follows it at the traceback's own
+    indentation, left of 'File' (CPython Lib/traceback.py format_frame_summary: '  File "{}", line {}, in {}' and,
+    only where a source line is found, '    {}'; kchengiva/Shift-GCN#18: '  File "<stdin>", line 1, in <module>' then
+    'ModuleNotFoundError: No module named 'cuda''): that line is the error, not code. A paste that dropped the
+    frames' indentation puts everything in the first column: read as code, as before."""
+    if (m := _FRAME.match(frame)) is None:
+        return False
+    column = frame.index("File ", m.start())
+    return len(line) - len(line.lstrip()) >= column
+
+
 # Python's interactive prompt (sys.ps1, ">>> ") and the statement typed at it, as pasted from a session:
 # >>> error, result = cudart.cudaDeviceCanAccessPeer(0, 1)        (NVIDIA/TensorRT-LLM#1374: the reporter asking CUDA
 # >>> print(error)                                                  whether the two GPUs have peer access)
@@ -871,7 +887,7 @@ def parse(artefact: Artefact) -> ParseResult:
             pointers.append((line, text))  # a reporter's sentence pointing at an error shown elsewhere (below)
             result.lines_used += 1
             continue
-        if line >= 2 and "File " in lines[line - 2] and _FRAME.match(lines[line - 2]):  # a frame's source line: code
+        if line >= 2 and "File " in lines[line - 2] and _frame_source(lines[line - 2], lines[line - 1]):  # code
             continue
         if "terminate called " in text and line < len(lines) and _WHAT.match(lines[line]):
             joined = line + 1  # the what() line is this failure's, not another

@@ -49,3 +49,25 @@ def test_task_prints_is_available_false():
 def test_probe_forms(text: str, via: str | None) -> None:
     facts = parse_fixture(reader, text=text).facts if via else reader.parse(Artefact(path="t.txt", text=text, node="n1")).facts
     assert [f.via for f in facts] == ([via] if via else [])
+
+
+@pytest.mark.parametrize("fixture,line,via,cpu", [
+    # facebookresearch/detectron2#460: PyTorch's own AssertionError, a CPU-only build asked for CUDA
+    ("torch_cpp_extension/detectron2_460_torch_not_compiled_with_cuda.txt", 3, "not_compiled", True),
+    # bmaltais/kohya_ss#1608: the GUI's setup check, the build's '+cpu' version two lines above its warning
+    ("torch_cpp_extension/kohya1608_setup_torch_cpu_reports_cuda_not_available.txt", 5, "is_available", True),
+    # the same thread's comment: diffusers' ValueError for --xformers, no build named
+    ("torch_cpp_extension/kohya1608_comment_diffusers_xformers_is_available_false.txt", 1, "is_available", False),
+])
+def test_a_library_or_installer_saying_cuda_is_not_available(fixture: str, line: int, via: str, cpu: bool) -> None:
+    assert reader.detect((FIX / fixture).read_text())
+    [f] = parse_fixture(reader, fixture).facts
+    assert (f.evidence.line, f.via, f.cpu_build) == (line, via, cpu)
+
+
+def test_a_cuda_builds_version_is_no_cpu_build() -> None:
+    # CONSTRUCTED: the installer's lines with a CUDA wheel's version
+    [f] = parse_fixture(reader, text="INFO     Torch 2.1.2+cu121\nWARNING  Torch reports CUDA not available\n").facts
+    assert (f.via, f.cpu_build) == ("is_available", False)
+    # a sentence naming the check without its answer is not read
+    assert not reader.detect("Please check that torch.cuda.is_available() should be True on your machine.\n")

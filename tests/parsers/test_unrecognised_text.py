@@ -1017,3 +1017,22 @@ def test_an_exception_of_a_libraries_exceptions_module_is_a_failure_whatever_its
     assert detect(art.text)
     facts = parse(art).facts
     assert [(f.kind, f.evidence.line) for f in facts] == [("text_error_line", 2)]
+
+
+def test_an_exception_line_under_a_frame_with_no_source_line_is_the_error():
+    # kchengiva/Shift-GCN#18 (verbatim, fixtures/artefacts/unrecognised_text/shiftgcn18_stdin_frame_then_exception.txt):
+    # a frame of <stdin> has no source to print, so the exception follows its 'File' line directly, left of it
+    text = Path(__file__).parents[2].joinpath(
+        "fixtures/artefacts/unrecognised_text/shiftgcn18_stdin_frame_then_exception.txt").read_text()
+    got, _ = _unrecognised_normalised(text)
+    assert [m for _, m in got] == ["ModuleNotFoundError: No module named 'cuda'"]  # the paste's backtick dropped
+    # CONSTRUCTED: the same under a rank's prefix (torchrun's "[rank0]: "), and the frame's source line (deeper than
+    # 'File') stays code, not an error line, as does a paste that dropped all indentation
+    prefixed = ('[rank0]: Traceback (most recent call last):\n[rank0]:   File "<string>", line 1, in <module>\n'
+                '[rank0]: RuntimeError: CUDA error: no kernel image is available for execution on the device\n')
+    assert [n for n, _ in _unrecognised_normalised(prefixed)[0]] == [3]
+    code = ('Traceback (most recent call last):\n  File "train.py", line 10, in <module>\n'
+            '    raise RuntimeError("bad config")\nValueError: x\n')
+    assert [n for n, _ in _unrecognised_normalised(code)[0]] == [4]
+    flat = 'Traceback (most recent call last):\nFile "train.py", line 10, in <module>\nraise RuntimeError("bad")\n'
+    assert [n for n, _ in _unrecognised_normalised(flat)[0]] == []
