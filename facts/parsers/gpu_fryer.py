@@ -35,10 +35,11 @@ KIND = "gpu_fryer"
 
 # GPU #0:      0 Gflops/s (min: 18446744073.71, max: 0.00, dev: 0.00)
 #   ("GPU #{}: {:6.0} Gflops/s (min: {:.2}, max: {:.2}, dev: {:.2})"; the progress rows say "Gflops/s" too, without "GPU #")
-_RESULT = re.compile(r"^GPU #(?P<gpu>\d{1,3}):\s+(?P<avg>\d+(?:\.\d+)?) Gflops/s \(min: (?P<min>[\d.]+), max: (?P<max>[\d.]+), "
-                     r"dev: (?P<dev>[\d.]+)\)[ \t\r]*$", re.M)
+_NUMBER = r"\d+(?:\.\d+)?"  # Rust's {:.2} of an f64: digits, a point and two digits (never two points: float() takes it)
+_RESULT = re.compile(r"^GPU #(?P<gpu>\d{1,3}):\s+(?P<avg>" + _NUMBER + r") Gflops/s \(min: (?P<min>" + _NUMBER + r"), max: (?P<max>"
+                     + _NUMBER + r"), dev: (?P<dev>" + _NUMBER + r")\)[ \t\r]*$", re.M)
 #          Temperature: 0.00°C (min: 18446744073709551616.00, max: 0.00)
-_TEMP = re.compile(r"^\s+Temperature: (?P<avg>[\d.]+)\S{0,3}C \(min: [\d.]+, max: [\d.]+\)\s*$")
+_TEMP = re.compile(r"^\s+Temperature: (?P<avg>" + _NUMBER + r")\S{0,3}C \(min: " + _NUMBER + r", max: " + _NUMBER + r"\)\s*$")
 #          Throttling HW: false, Thermal SW: false, Thermal HW: false
 _THROTTLE = re.compile(r"^\s+Throttling HW: (?P<hw>true|false), Thermal SW: (?P<sw>true|false), Thermal HW: (?P<thw>true|false)\s*$")
 # All GPUs seem healthy
