@@ -22,9 +22,8 @@ from typing import Any, Callable, Iterator, Literal, Union, get_args, get_origin
 
 from stethoscope.facts.limits import EVIDENCE_CHARS, FACTS_PER_KIND, MESSAGE_CHARS, Hit, cut
 from stethoscope.facts import model as model_module
-from stethoscope.facts.model import (INTERN_MAX, MISSING, SHARE_FROM, Evidence, Fact, set_dict as _set_dict,
-                                     set_extra as _set_extra, set_fields as _set_fields, set_private as _set_private,
-                                     shared_fields_set, view_value)
+from stethoscope.facts.model import (INTERN_MAX, MISSING, SHARE_FROM, Evidence, Fact, model_as_validated,
+                                     set_dict as _set_dict, shared_fields_set, view_value, with_slots)
 
 
 #: how many times Artefact.line_of counts from the start for an earlier offset before it
@@ -465,12 +464,7 @@ class _Typed:
         if evidence is None:
             if len(text := ev["text"]) <= INTERN_MAX:
                 ev["text"] = intern(text)
-            # model_as_validated(Evidence, ev, _EVIDENCE_SET), its two calls inline (bench/speed_rZ2.md)
-            evidence = _new(Evidence)
-            _set_dict(evidence, ev)
-            _set_fields(evidence, _EVIDENCE_SET)
-            _set_extra(evidence, None)
-            _set_private(evidence, None)
+            evidence = model_as_validated(Evidence, ev, _EVIDENCE_SET)
         fact = _new(self.cls)
         split = self.split and model_module._sharing
         if split:  # with_values's key-sharing dict: one key first (an empty one would copy the defaults' table)
@@ -488,10 +482,7 @@ class _Typed:
                 values[name] = intern(v)
         if not split:
             _set_dict(fact, values)
-        _set_fields(fact, self.fields_set)  # with_slots(fact, self.fields_set), inline
-        _set_extra(fact, None)
-        _set_private(fact, None)
-        return fact
+        return with_slots(fact, self.fields_set)
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -680,19 +671,11 @@ class FactBuilder:
                 # a healthy reading no rule in use can bind: counted for its summary, not built
                 self._fold(line, at, kind, n, node, text, fields, router)
                 return None
-        # _fid and quote, inline (a call each less a fact built: ~0.3 us each on 2 cores, 2026)
-        fid = f"{art.path}:{at}:{kind}" if n == 0 else f"{art.path}:{at}:{kind}#{n}"
-        if art.raw_text is None and (text is not None or art._lines is not None):  # the reader's quote or the line as read
-            if text is None:
-                text = art._lines[line - 1]
-            if len(text) > EVIDENCE_CHARS:
-                text = cut(text)
-        else:
-            text = self._text(line, text)
+        fid = self._fid(at, kind, n)
         typed = None
         if shape is not None and shape.before is None:
-            # _typed_of's entry, looked up inline
-            typed = _TYPED.get((cls, *fields, *map(type, fields.values()))) or _typed_of(cls, shape, fields)
+            typed = _typed_of(cls, shape, fields)
+        text = self.quote(line, text)
         ev = {"path": self._path, "line": at, "text": text}
         fact = None
         if shape is not None and shape.before is not None:
