@@ -46,7 +46,8 @@ _LINE = re.compile(r"(?:^|[\s:>\]])(?P<what>(?P<virtual>pure|deleted) virtual me
 _REASON = {"pure": "pure_virtual_call", "deleted": "deleted_virtual_call",
            "without an active exception": "terminate_without_exception", "recursively": "terminate_recursively"}
 #   what():  Error (gpu_burn-drv.cpp:298): system not yet initialized      (wilicc/gpu-burn#92: the exception's what(), next line)
-_WHAT = re.compile(r"[ \t]+what\(\):[ \t]")
+#: the line after "terminate called after throwing ...": the exception's what() (unrecognised_text joins the two by it too)
+WHAT_LINE = re.compile(r"[ \t]+what\(\):[ \t]")
 #: lines after a virtual call in which its terminate line is the same abort
 _FOLLOW = 3
 
@@ -71,7 +72,7 @@ def parse(artefact: Artefact) -> ParseResult:
             fb.add(CppRuntimeAbort, n, reason=_REASON[m["virtual"]], terminated=after is not None)
         elif m["type"]:
             line = artefact.lines[n - 1].strip()
-            shown = n < len(artefact.lines) and _WHAT.match(artefact.lines[n]) is not None
+            shown = n < len(artefact.lines) and WHAT_LINE.match(artefact.lines[n]) is not None
             if shown:
                 result.lines_used += 1
                 line = f"{line} {artefact.lines[n].strip()}"

@@ -44,6 +44,7 @@ from stethoscope.facts.kinds.prose import ReportedSymptom  # noqa: F401 - the fa
 from stethoscope.facts.kinds.steth import TextErrorLine  # noqa: F401
 from stethoscope.facts.lines import TITLE_TAG, is_title
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines, last_line
+from stethoscope.facts.parsers.cpp_runtime_abort import WHAT_LINE
 from stethoscope.facts.records import record_level, record_message
 
 KIND = "unrecognised_text"
@@ -577,8 +578,8 @@ def shell_command(line: str) -> bool:
 # terminate called after throwing an instance of 'tensorrt_llm::common::TllmException'
 #   what():  [TensorRT-LLM][ERROR] Assertion failed: Failed: MPI error ... mpiUtils.cpp:211 '6' (...)     (NVIDIA/TensorRT-LLM#1826)
 #   libstdc++'s verbose terminate handler (vterminate.cc) prints the exception's what() on the next line, "  what():  ":
-#   one failure, said over two lines
-_WHAT = re.compile(r"[ \t]+what\(\):[ \t]")
+#   one failure, said over two lines (cpp_runtime_abort.WHAT_LINE, the terminate handler's reader's)
+_WHAT = WHAT_LINE
 
 
 # A structured line's own level field (knowledge/coverage.yaml ``quiet_levels``: its keys fill {keys}):
