@@ -38,3 +38,21 @@ def test_the_pci_cores_finding_still_explains_the_drivers():
     got = rank_findings([_f("gpu_bar_not_assigned", "0000:c1:00.0"),
                          _f("gpu_bar_not_assigned", "0000:c1:00.0", rule="gpu_bar_unassigned")], CASCADES)
     assert [(f.rule, f.role) for f in got] == [("gpu_bar_unassigned", "root_cause"), ("nvrm_driver_message", "cascade")]
+
+
+def test_nvml_failing_beside_a_gpu_without_its_bar_is_its_cascade(tmp_path, ruleset):
+    # forum.proxmox.com thread 179366 (round rQ4): the VM's driver rejected its only GPU for an invalid BAR, so nvidia-smi
+    # found no driver to talk to; rules/driver/nvml_init_failed.yaml names gpu_bar_not_assigned among its cascade_of
+    from pathlib import Path
+
+    from stethoscope.engine.pipeline import diagnose_bundle
+    root = Path(__file__).resolve().parent.parent
+    (tmp_path / "n1").mkdir()
+    (tmp_path / "n1" / "dmesg.txt").write_text(
+        (root / "fixtures/artefacts/kernel_log/pvefs179366_bar_invalid_without_bar_line.log").read_text())
+    (tmp_path / "n1" / "nvidia-smi.txt").write_text(
+        (root / "fixtures/artefacts/nvml_init/pvefs179366_nvidia_smi_no_driver.txt").read_text())
+    got = diagnose_bundle(tmp_path, ruleset).findings
+    assert (got[0].cause, got[0].entity.gpu, got[0].role) == ("gpu_bar_not_assigned", "0000:01:00.0", "root_cause")
+    nvml = next(f for f in got if f.rule == "nvml_init_failed")
+    assert nvml.role == "cascade" and got[0].rank in nvml.explained_by

@@ -63,7 +63,22 @@ _INIT_FAILED = re.compile(rf"NVRM: (?:GPU (?P<bdf>{_BDF}): )?RmInitAdapter faile
 # NVRM: rm_init_adapter failed for device bearing minor number 0      (drivers before the first form: microsoft/pai#4344)
 # the line cut at the paste's edge before its number (Talos's dmesg, siderolabs/talos#6206):
 # 10.0.20.203: kern: warning: [2022-09-02T19:03:17.236812838Z]: NVRM: GPU 0000:01:00.0: rm_init_adapter failed, device minor number
-_RM_INIT = re.compile(rf"NVRM: (?:GPU (?P<bdf>{_BDF}): )?rm_init_adapter failed(?:, device| for device bearing) minor number(?: (?P<minor>\d+)|\s*$)")
+# or cut earlier, inside its words (the stored excerpt of pdbear/syno_nvidia_gpu_driver#68 ends so, after an RmInitAdapter
+# failure of the same GPU):
+# [  302.007546] NVRM: GPU 0000:01:00.0: rm_init_adapter failed, d
+_RM_INIT = re.compile(rf"NVRM: (?:GPU (?P<bdf>{_BDF}): )?rm_init_adapter failed(?:(?:, device| for device bearing) minor number"
+                      r"(?: (?P<minor>\d+)|\s*$)|(?P<cut>(?:,| f)[ \w]{0,30})?\s*$)")
+_RM_INIT_TAILS = (", device minor number", " for device bearing minor number")
+
+
+def _rm_init(text: str) -> re.Match[str] | None:
+    """:data:`_RM_INIT` in ``text``, its cut tail (if any) a beginning of one of the driver's two wordings."""
+    m = _RM_INIT.search(text)
+    if m is not None and m["cut"] is not None and not any(t.startswith(m["cut"].rstrip()) for t in _RM_INIT_TAILS):
+        return None
+    return m
+
+
 # The open of /dev/nvidiaN that asked for the adapter, failing with the init's error (-EIO), from drivers with the
 # frontend module (nv-frontend.c nvidia_frontend_open: printk("NVRM: %s: minor %d, module->open() failed, error %d\n")):
 # the third line of the same failure (Bumblebee-Project/Bumblebee#722):
@@ -154,7 +169,9 @@ _NO_GPU = re.compile(r"NVRM: No NVIDIA (?:GPU found|devices probed)")
 # NVRM: None of the NVIDIA devices were initialized.
 # NVRM: None of the NVIDIA graphics adapters were initialized!
 # NVRM: The NVIDIA probe routine was not called for 1 device(s).   (another driver, e.g. nouveau, took the GPU)
-_PROBE_SUMMARY = re.compile(r"NVRM: (?:The NVIDIA probe routine (?:failed|was not called) for \d+ device|None of the NVIDIA (?:devices|graphics adapters) were initialized)")
+# NVRM: The NVIDIA probe routine failed for 1 devic                 (cut at the paste's end: NVIDIA/gpu-operator#232)
+_PROBE_SUMMARY = re.compile(r"NVRM: (?:The NVIDIA probe routine (?:failed|was not called) for \d+ (?:device|(?:d|de|dev|devi|devic)\s*$)"
+                            r"|None of the NVIDIA (?:devices|graphics adapters) were initialized)")
 # nvidia: probe of 0000:5d:00.0 failed with error -1
 # nvidia 0000:c1:00.0: probe with driver nvidia failed with error -1
 _PROBE = re.compile(rf"\bnvidia(?:: probe of (?P<a>{_BDF}) failed| (?P<b>{_BDF}): probe with driver nvidia failed) with error (?P<err>-?\d+)")
@@ -166,7 +183,9 @@ _BAR64_HEAD = re.compile(r"NVRM: This is a 64-bit BAR mapped above \d+GB by the 
 _BAR64_END = re.compile(r"NVRM: BAR\d is |prefetchable memory window\.")
 # NVRM: request_mem_region failed for 16M @ 0xfa000000. This can   (nv-pci.c: another driver holds the GPU's registers)
 # NVRM: occur when a driver such as rivatv is loaded and claims
-_REGION_BUSY = re.compile(r"NVRM: request_mem_region failed for (?P<size>\d+)M @ 0x[0-9a-fA-F]+")
+# NVRM: request_mem_region failed for 0M @ 0x0. This can           (NVIDIA/gpu-operator#232: a T4 whose BAR0 the PCI core
+#                                                                   left at address 0, size 0: no window assigned, not busy)
+_REGION_BUSY = re.compile(r"NVRM: request_mem_region failed for (?P<size>\d+)M @ 0x(?P<addr>[0-9a-fA-F]+)")
 _REGION_END = re.compile(r"ownership of the device's registers|unload|driver components")
 # NVRM: BAR0 is 0M @ 0x0 (PCI:0000:c1:00.0)
 # NVRM: BAR1 is 0M @ 0x00000000 (PCI:0001:00.0)
@@ -366,7 +385,7 @@ def _init_companions(lines: list[str], ln: int, used: set[int]) -> None:
     """Take the lines right after 1-based ``ln`` (an init failure's line) that repeat its failure: after RmInitAdapter's
     line its minor number's (:data:`_RM_INIT`), then the frontend's failed open of that minor (:data:`_FRONTEND_OPEN`)."""
     k = ln  # 0-based: the line after ``ln``
-    if k < len(lines) and _RM_INIT.search(lines[ln - 1]) is None and _RM_INIT.search(lines[k]) is not None:
+    if k < len(lines) and _rm_init(lines[ln - 1]) is None and _rm_init(lines[k]) is not None:
         used.add(k + 1)
         k += 1
     if k < len(lines) and _FRONTEND_OPEN.search(lines[k]) is not None:
@@ -383,7 +402,7 @@ def _init_details(lines: list[str], ln: int) -> tuple[str | None, bool]:
         if not text.strip():
             continue  # the rows a terminal's cut of a detail line left blank (facts/lines.py joins it on its first row)
         seen += 1
-        if seen > _DETAIL_BACK or "NVRM: " not in text or _INIT_FAILED.search(text) or _RM_INIT.search(text):
+        if seen > _DETAIL_BACK or "NVRM: " not in text or _INIT_FAILED.search(text) or _rm_init(text):
             break  # another attempt's lines, or not the driver's
         if _INIT_DETAIL.search(text):
             found.append(text[text.index("NVRM: ") + 6:].strip())
@@ -490,6 +509,17 @@ def _joined(lines: list[str], ln: int, last: re.Pattern[str]) -> tuple[str, list
     return text, block
 
 
+def _probe_gpu_after(lines: list[str], ln: int) -> str | None:
+    """The GPU of the ``nvidia: probe of <bdf> failed`` line within :data:`_DETAIL_BACK` lines after 1-based ``ln`` (the
+    last line of a message that made the probe fail, which names no GPU itself); None past another driver message."""
+    for k in range(ln, min(ln + _DETAIL_BACK, len(lines))):
+        if (p := _PROBE.search(lines[k])) is not None:
+            return p["a"] or p["b"]
+        if _HEAD.search(lines[k]) is not None and _PROBE_SUMMARY.search(lines[k]) is None:
+            return None  # another message of the driver: a probe line after it is its own
+    return None
+
+
 def _rpc_dump_read(lines: list[str], ln: int) -> bool:
     """Whether the RPC history row at ``ln`` belongs to a dump read otherwise: an Xid 119 line or a GSP timeout
     banner before it, or the row is of the event history (CPU <- GSP), not the RPCs the CPU waited for."""
@@ -527,7 +557,7 @@ def parse_nvrm(b: FactBuilder, ln: int, msg: str, common: dict, lines: list[str]
         # its companions "rm_init_adapter failed, device minor number 0" and the frontend's failed open say nothing more
         _init_companions(lines, ln, used)
         return True
-    if (m := _RM_INIT.search(msg)) is not None:
+    if (m := _rm_init(msg)) is not None:
         add("rm_init_adapter_failed", m["bdf"])
         used.add(ln)
         _init_companions(lines, ln, used)
@@ -644,6 +674,10 @@ def parse_nvrm(b: FactBuilder, ln: int, msg: str, common: dict, lines: list[str]
         bus = try_pci_bus_id(bar["pci"]) if bar else None
         if bar is not None and bus is None:
             b.error(ln, f"bad PCI bus id {bar['pci']!r} in BAR line")
+        if bar is None and (probe := _probe_gpu_after(lines, block[-1])) is not None:
+            # the BAR line not in the paste (a grep for "nvidia" drops "NVRM: BAR1 is 0M @ 0x0 (PCI:...)":
+            # forum.proxmox.com thread 179366, a B300 passed to a VM): nv_pci_probe's failure after it names the GPU
+            bus = try_pci_bus_id(probe)
         b.add(NvrmError, ln, message_kind="bar_invalid", pci_bus_id=bus, message=msg.strip(),
               detail=f"BAR{bar['bar']} is {bar['size']}M" if bar else None, **common)
         used.update(block)
@@ -657,7 +691,14 @@ def parse_nvrm(b: FactBuilder, ln: int, msg: str, common: dict, lines: list[str]
         return True
     if (m := _REGION_BUSY.search(msg)) is not None:
         _text, block = _joined(lines, ln, _REGION_END)
-        add("region_busy", detail=f"{m['size']}M")
+        probe = _probe_gpu_after(lines, block[-1])  # the message names no GPU: the probe failure it causes does
+        if int(m["addr"], 16) == 0:
+            # the register window (BAR0) at address 0: the PCI core assigned it no window at all, which the
+            # driver could not request; drivers that validate the BARs first say so as "This PCI I/O region ...
+            # is invalid: BAR0 is 0M @ 0x0" (nv-pci.c nv_pci_validate_bars, NV_PCI_RESOURCE_VALID: start != 0)
+            add("bar_invalid", probe, detail=f"BAR0 is {m['size']}M @ 0x0 (no window assigned)")
+        else:
+            add("region_busy", probe, detail=f"{m['size']}M")
         used.update(block)
         return True
     if _BAR.search(msg) is not None or _BAR_TAIL.search(msg) is not None:

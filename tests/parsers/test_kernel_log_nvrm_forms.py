@@ -299,3 +299,43 @@ def test_xid_line_of_old_drivers_bus_and_slot():
     assert [(f.pci_bus_id, f.xid) for f in _facts(fixture.read_text())] == [("0000:03:00.0", 8)]
     r = kernel_log.parse(Artefact(path="dmesg.log", text="NVRM: Xid (00001:00): 8, Channel 00000001\n", node="n1"))
     assert r.facts == [] and [e.message for e in r.errors] == ["bad PCI bus id '00001:00' in Xid line"]
+
+
+@pytest.mark.parametrize("name, want", [
+    # NVIDIA/gpu-operator#232: BAR0 requested at 0M @ 0x0 is a window never assigned; the probe line after it names the
+    # GPU (and is its own fact, rules/gpu/nvrm_driver_message.yaml's cascade of the BAR); the summary cut inside
+    # "device(s)" is read as the summary
+    ("gpuop232_region_0m_at_0x0_probe_failed.log", [("bar_invalid", "0000:af:00.0", "BAR0 is 0M @ 0x0 (no window assigned)"),
+                                                    ("probe_failed", "0000:af:00.0", None)]),
+    # forum.proxmox.com thread 179366: the BAR line grepped away; the probe line names the GPU
+    ("pvefs179366_bar_invalid_without_bar_line.log", [("bar_invalid", "0000:01:00.0", None),
+                                                      ("probe_failed", "0000:01:00.0", None)]),
+    # pdbear/syno_nvidia_gpu_driver#68: "rm_init_adapter failed, d" cut at the paste's end, the companion of the failure before it
+    ("syno68_rm_init_adapter_cut_at_end.log", [("rm_init_adapter_failed", "0000:01:00.0", None)] * 2),
+])
+def test_probe_and_init_failures_real(name, want):
+    r = kernel_log.parse(Artefact(path=f"kernel_log/{name}", text=open(f"fixtures/artefacts/kernel_log/{name}", encoding="utf-8").read(),
+                                  node="n1"))
+    assert r.errors == []
+    got = [(f.message_kind, f.pci_bus_id, f.detail) for f in r.facts if f.kind == "nvrm_error"]
+    assert got == want
+    assert not [f for f in r.facts if f.kind == "nvrm_error" and f.message_kind == "other"]
+
+
+@pytest.mark.parametrize("text, want", [
+    # CONSTRUCTED from nv-pci.c's format: a window busy at a real address stays region_busy, the probe line its GPU
+    ("[  2.0] NVRM: request_mem_region failed for 16M @ 0xfa000000. This can\n"
+     "[  2.0] NVRM: occur when a driver such as rivatv is loaded and claims\n"
+     "[  2.0] NVRM: ownership of the device's registers.\n"
+     "[  2.0] nvidia: probe of 0000:41:00.0 failed with error -1\n",
+     [("region_busy", "0000:41:00.0", ""), ("probe_failed", "0000:41:00.0", "")]),
+    # CONSTRUCTED: past another driver message, a probe line is that message's, not the BAR head's
+    ("[  2.0] NVRM: This PCI I/O region assigned to your NVIDIA device is invalid:\n"
+     "[  2.0] NVRM: GPU 0000:14:00.0: RmInitAdapter failed! (0x22:0x56:667)\n"
+     "[  2.0] nvidia: probe of 0000:1b:00.0 failed with error -1\n",
+     [("bar_invalid", None, ""), ("rm_init_adapter_failed", "0000:14:00.0", "NV_ERR_NOT_SUPPORTED"), ("probe_failed", "0000:1b:00.0", "")]),
+    # CONSTRUCTED: a cut that is no beginning of the driver's wording is not the companion
+    ("[  3.0] NVRM: GPU 0000:01:00.0: rm_init_adapter failed, xyz\n", [("other", None, "")]),
+])
+def test_probe_neighbours(text, want):
+    assert [(k, b, s or "") for k, b, s in _kinds(text)] == want
