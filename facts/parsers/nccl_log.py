@@ -139,8 +139,8 @@ _BARE_MESSAGE = re.compile(
 # The same messages quoted in a sentence (nccl_warn_kinds.QUOTED): the line's one quoted span, the words around it off
 #   - IB网络初始化失败:"Call to ibv_modify_qp failed with error No such device errno 19"     (blog.gitcode.com, a vLLM/NCCL summary)
 QUOTED_BARE = re.compile(
-    r'^[^"\u201c\u201d\n]{0,300}["\u201c](?P<msg>(?:' + nccl_warn_kinds.BARE + r')[^"\u201c\u201d\n]{0,2000})["\u201d]'
-    r'[^"\u201c\u201d\n]{0,300}$'  # (each run ends at the next quote: one way through, linear on a long line)
+    r'^[^"`\u201c\u201d\n]{0,300}["`\u201c](?P<msg>(?:' + nccl_warn_kinds.BARE + r')[^"`\u201c\u201d\n]{0,2000})["`\u201d]'
+    r'[^"`\u201c\u201d\n]{0,300}$'  # (each run ends at the next quote: one way through, linear on a long line)
 )
 # NCCL 2.3's INFO when dlopen("libnccl-net.so") fails, pasted without its prefix (an issue title): read as the INFO it is
 # Unable to load libnccl-net.so : libnccl-net.so: cannot open shared object file: No such file or directory   (nccl#162)

@@ -155,10 +155,11 @@ BARE = (r"Call to ibv_\w+ failed with (?:error \S|\d+ \S)|"
         r"|Bootstrap Root : rank \d+ of \d+ ranks has already checked in"
         r"|Allocation failed\. No suitable space found to accommodate size=0x")
 #: a BARE message quoted in a sentence, as tickets and blogs quote what NCCL said: the span's opening quote before it
-#: (straight or typographic; nccl_log.QUOTED_BARE takes the one quoted span of such a line, its words around it off):
+#: (straight or typographic, or a Markdown code span's backtick; nccl_log.QUOTED_BARE takes the one quoted span of
+#: such a line, its words around it off; torch_nccl_forwarded.QUOTED the same for its messages):
 #:   - IB网络初始化失败:"Call to ibv_modify_qp failed with error No such device errno 19"
 #:     (blog.gitcode.com/86e4dc9e758b0e85e1d334da2806c617.html, a summary of a vLLM/NCCL 2.21.5 failure)
-QUOTED = "[\"\u201c](?:" + BARE + ")"
+QUOTED = "[\"`\u201c](?:" + BARE + ")"
 #: the bare "Call to ibv_..." lines BARE admits that NCCL prints at INFO (above)
 BARE_INFO_FORMS = re.compile(r"^Call to ibv_(?:query|set)_ece failed with error Operation not supported\b"
                              r"|^Call to ibv_modify_qp failed with \d+ [^\n]*, retrying \d")

@@ -74,7 +74,8 @@ def detect(head: str) -> bool:
     if any(m in head for m in tw.markers()):
         return True
     # an NCCL message pasted alone, without NCCL's prefix
-    return fwd.BARE.search(head) is not None and fwd.bare_message(head)
+    return ((fwd.BARE.search(head) is not None or (any(q in head for q in fwd.QUOTE_MARKS) and fwd.QUOTED.search(head) is not None))
+            and fwd.bare_message(head))
 
 
 # RuntimeError: [Rank 1] Caught collective operation timeout: WorkNCCL(SeqNum=12, OpType=ALLREDUCE, Timeout(ms)=60000) ran for 60006 milliseconds before timing out.
@@ -513,7 +514,7 @@ def _bare_nccl_message(b: FactBuilder, no: int, line: str, node: str, forwarded:
         return False
     if (no, line.strip()) in forwarded:
         return True
-    got = fwd.read(line)
+    got = fwd.read(line) or fwd.quoted(line)  # pasted alone, or quoted in a sentence
     if got is None:
         return False
     cls, fields, _peer = got
@@ -523,4 +524,4 @@ def _bare_nccl_message(b: FactBuilder, no: int, line: str, node: str, forwarded:
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (tl.DETECT, fwd.BARE, twe.SIGNATURE, BLOCKING_WAIT, gloo.SIGNATURE, tw.SIGNATURE)
+SIGNATURES = (tl.DETECT, fwd.BARE, fwd.QUOTED, twe.SIGNATURE, BLOCKING_WAIT, gloo.SIGNATURE, tw.SIGNATURE)

@@ -62,14 +62,29 @@ CONFIG_UNDEF_INT = -2147483648
 #   socketStartConnect: Connect to 10.0.0.2<45763> failed : Software caused connection abort   (nccl-tests#166, prefix cut)
 #   Connect to 10.38.10.112<21724> failed : Connection refused     (pytorch/pytorch#38702, prefix cut)
 #   Call to connect returned Connection timed out, retrying        (Oneflow-Inc/oneflow#3586: an INFO line, prefix cut)
-BARE = re.compile(
-    r"^[ \t]*(?:Duplicate GPU detected : rank \d|Failed to \w+ NVLink SHARP \(NVLS\)|Invalid config \w+ attribute value -?\d"
+#: the messages' starts (BARE at a line start, QUOTED after a quote)
+BARE_FORMS = (
+    r"Duplicate GPU detected : rank \d|Failed to \w+ NVLink SHARP \(NVLS\)|Invalid config \w+ attribute value -?\d"
     r"|Bootstrap ?: no socket interface found|NET/Socket ?: No usable listening interface"
     r"|(?:\w+ ?: ?)?(?:Socket creation failed|Connection closed by remote peer|Call to recv from \S+ failed"
     r"|No interface found in the same subnet|[Cc]onnect to \S+ (?:failed|returned) )"
-    r"|\w+: exceeded (?:retries|timeouts)|Call to connect (?:timeout|returned) )",
+    r"|\w+: exceeded (?:retries|timeouts)|Call to connect (?:timeout|returned) "
+)
+BARE = re.compile(r"^[ \t]*(?:" + BARE_FORMS + ")", re.M)
+# The same messages quoted in a sentence, as issues quote what NCCL said: the line's one quoted span (a Markdown code
+# span's backticks, or straight or typographic double quotes), the words around it off; the span is read as read()
+# reads the message pasted alone (nccl_log.QUOTED_BARE does the same for nccl_warn_kinds.BARE):
+#   Getting error: `Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 50`          (NVlabs/Sana#204)
+#   it causes `Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 69000`           (verl-project/verl#1752)
+#   (each run ends at the next quote: one way through, linear on a long line)
+_NOT_QUOTE = "[^`\"\u201c\u201d\\n]"  # (the characters, not escapes: facts/classify.py matches SIGNATURES with re2)
+QUOTED = re.compile(
+    "^" + _NOT_QUOTE + "{0,300}[`\"\u201c](?P<msg>(?:" + BARE_FORMS + ")" + _NOT_QUOTE + "{0,1000})[`\"\u201d]"
+    + _NOT_QUOTE + "{0,300}$",
     re.M,
 )
+#: a quote QUOTED's span opens with (a text with none is not searched)
+QUOTE_MARKS = ("`", '"', "\u201c")
 
 #: literals in front of the patterns above (a line with none is not looked at)
 MARKERS = ("Duplicate GPU detected", "Invalid config ", "onnect to ", "Connection closed by remote peer", "Call to recv from", "completed with error", "NET/OFI ", "NET/GPUDirectTCPX", "NET/FasTrak", "no socket interface found",
@@ -153,9 +168,19 @@ def read(msg: str) -> tuple[type, dict[str, Any], str | None] | None:
 
 
 def bare_message(text: str) -> bool:
-    """Whether ``text`` holds an NCCL message at a line start, without NCCL's prefix, that read() reads."""
-    return any("NCCL WARN" not in m[0] and "NCCL INFO" not in m[0] and read(m[0].strip()) is not None
-               for m in re.finditer(BARE.pattern + r".*", text, re.M))
+    """Whether ``text`` holds an NCCL message at a line start, or as a line's one quoted span, without NCCL's
+    prefix, that read() reads."""
+    if any("NCCL WARN" not in m[0] and "NCCL INFO" not in m[0] and read(m[0].strip()) is not None
+           for m in re.finditer(BARE.pattern + r".*", text, re.M)):
+        return True
+    return any(q in text for q in QUOTE_MARKS) and any(quoted(m[0]) is not None for m in QUOTED.finditer(text))
+
+
+def quoted(line: str) -> tuple[type, dict[str, Any], str | None] | None:
+    """read() of the NCCL message a line quotes in a sentence (QUOTED), or None."""
+    if "NCCL WARN" in line or "NCCL INFO" in line or (m := QUOTED.match(line.strip())) is None:
+        return None
+    return read(m["msg"].strip())
 
 
 def is_loopback(peer: str | None) -> bool:

@@ -584,6 +584,16 @@ def test_a_bare_message_quoted_in_a_sentence_is_read() -> None:
     assert not res.errors
 
 
+def test_a_bare_message_in_a_markdown_code_span_is_read() -> None:
+    """The same WARN quoted in a Markdown code span after the reporter's words (nccl_warn_kinds.QUOTED's backtick;
+    CONSTRUCTED around the verbs wrapper's message of the gitcode fixture); two spans on one line are not one message."""
+    res = parse("x\nthe job fails with `Call to ibv_modify_qp failed with error No such device errno 19` at init\n")
+    [v] = [f for f in res.facts if f.kind == "nccl_verbs_failure"]
+    assert (v.verb, v.errno, v.evidence.line) == ("ibv_modify_qp", 19, 2)
+    res = parse("x\n`a` and `Call to ibv_modify_qp failed with error No such device errno 19`\n")
+    assert not [f for f in res.facts if f.kind == "nccl_verbs_failure"]
+
+
 # NCCL 2.32's ATTN level ("noteworthy, not an error": src/include/debug.h NCCL_LOG_ATTN, printed by src/debug.cc with
 # WARN's prefix, "[%d] %s:%d (%s) NCCL ATTN %s", ncclLastError left alone). CONSTRUCTED from the 2.32 format strings:
 # plugin/profiler.cc's ATTN("Profiler init failed with error '%d': %s. Continue without profiler.", ...), the

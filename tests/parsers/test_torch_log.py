@@ -369,6 +369,29 @@ def test_flattened_srun_traceback_and_bare_nccl_messages():
     assert not [f for f in r.facts if f.evidence.line == 10]
 
 
+def test_nccl_message_quoted_in_a_sentence():
+    """NCCL's message quoted in a code span after the reporter's words (NVlabs/Sana#204, verl-project/verl#1752): read
+    as pasted alone (torch_nccl_forwarded.QUOTED); the words around it are not the message."""
+    for name, line, rank, other, bus in (("sana204_duplicate_gpu_backticked_in_sentence.txt", 9, 1, 0, "0000:00:05.0"),
+                                         ("verl1752_duplicate_gpu_quoted_after_prose.txt", 13, 0, 1, "0000:69:00.0")):
+        text = (FIX / name).read_text()
+        assert torch_log.detect(text), name
+        (dup,) = of(parse_file(name), "nccl_duplicate_gpu")
+        assert (dup.evidence.line, dup.rank, dup.other_rank, dup.bus_id) == (line, rank, other, bus)
+    # CONSTRUCTED from NCCL's format (src/init.cc): straight and typographic double quotes are the same span
+    for text in ('I get "Duplicate GPU detected : rank 2 and rank 0 both on CUDA device 1000" at init\n',
+                 "I get \u201cDuplicate GPU detected : rank 2 and rank 0 both on CUDA device 1000\u201d at init\n"):
+        assert torch_log.detect(text)
+        (dup,) = of(parse_text(text), "nccl_duplicate_gpu")
+        assert (dup.rank, dup.other_rank, dup.bus_id) == (2, 0, "0000:01:00.0")
+    # must not claim a text alone: a span that holds no message read() reads, an unclosed span, two spans on the line
+    for text in ("see `Duplicate GPU detected` in the docs\n",
+                 "it causes `Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 69000\n",
+                 "`a` then `Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 69000`\n"):
+        assert not torch_log.detect(text), text
+    assert not of(parse_text("see `Duplicate GPU detected` in the docs\n"), "nccl_duplicate_gpu")
+
+
 def test_dataloader_worker_killed_by_a_signal():
     """torch/csrc/DataLoader.cpp's 'DataLoader worker (pid N) is killed by signal: <strsignal>. '
     (real: OpenNMT-Tutorial#6), Bus error's shared-memory hint after it."""
