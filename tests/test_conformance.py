@@ -162,6 +162,8 @@ def test_parsers_do_not_claim_other_kinds_real_files():
                 allowed.add("gdb_backtrace")
             if folder.name == "nvidia_proc_gpu_information":  # nvidia-smi's failure pasted before the GPU's information file
                 allowed.add("nvml_init")  # (kata-containers/runtime#2546: "Unable to determine the device handle for GPU ...")
+            if folder.name == "dcgm_log" and "PluginLib" in head:  # nvvs's plugin loader quotes dlerror()'s text
+                allowed.add("dynamic_linker")  # ("./libDiagnostic.so: undefined symbol: ShutdownPlugin", NVIDIA/DCGM#120)
             if folder.name == "cpp_runtime_abort":  # PyTorch's own lines around the abort (Megatron-LM#1874's
                 allowed.add("torch_log")             # "[rank0]:[W1019 ...] Warning: ..." and torchrun's "failed (exitcode: -6)")
             # a paste often starts with the command that made it ("$ docker run ...", "torchrun ...")

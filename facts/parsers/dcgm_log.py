@@ -60,8 +60,10 @@ KIND = "dcgm_log"
 
 # 2026-01-16 09:54:30.534 DEBUG [3279516:3279516] Test pcie start [/builds/dcgm/dcgm/nvvs/src/TestFramework.cpp:926] [TestFramework::GoList]
 # 09:54:30.346 ERROR [[nvbandwidth]] MCUTIL > 10% for GPU 2 (NVBandwidthPlugin.cpp:275)
+# 023-10-26 12:30:42.825 ERROR [4190:4190] Couldn't load a definition for ShutdownPlugin in plugin libDiagnostic.so: ... [/workspaces/dcgm-rel_dcgm_3_2-postmerge@5/nvvs/src/PluginLib.cpp:237] [PluginLib::LoadFunction]
+#   (NVIDIA/DCGM#120: the paste lost the year's first digit; the rest of the line is DCGM's)
 _LOG = re.compile(
-    r"^\s*(?:\d{4}-\d\d-\d\d[ T])?\d\d:\d\d:\d\d\.\d+ +(?P<level>DEBUG|VERB|INFO|WARN|WARNING|ERROR|CRITICAL|FATAL) +"
+    r"^\s*(?:\d{1,4}-\d\d-\d\d[ T])?\d\d:\d\d:\d\d\.\d+ +(?P<level>DEBUG|VERB|INFO|WARN|WARNING|ERROR|CRITICAL|FATAL) +"
     r"(?:\[\d+:\d+\] +|\[\[(?P<plugin>[^\]]+)\]\] +)(?P<msg>(?:.*?\S)??)(?:\s*\[/[^\]]+\] \[[^\]]+\])?\s*$", re.M)
 # ERROR [3468:4824] ReadNvSwitchStatusAllSwitches() returned No data is available [/workspaces/dcgm-rel_dcgm_2_0-postmerge/modules/nvswitch/DcgmModuleNvSwitch.cpp:372] [DcgmNs::DcgmModuleNvSwitch::RunOnce]
 #   (DCGM 2.x without the time, gpu-monitoring-tools#194: the pid:tid and the source location both required)
@@ -90,7 +92,7 @@ _VER_MISMATCH = re.compile(r"\bAPI version mismatch\b|^(?:Struct )?[Vv]ersion mi
 _DCGMI_VER_MISMATCH = re.compile(r"^\s*(?P<msg>Error: Unable to [^\n]{1,200}\. Return: API version mismatch)\.?\s*$", re.M)
 # the time and thread of a log line: the lines DCGM logs on one thread in the same millisecond after a version
 # mismatch are that failed call's chain (GetGroupEntities -> SetWatches -> ProcessSetSystems in NVIDIA/DCGM#314)
-_WHEN_WHO = re.compile(r"^\s*(?P<ts>(?:\d{4}-\d\d-\d\d[ T])?\d\d:\d\d:\d\d\.\d+) +[A-Z]+ +\[(?P<tid>\d+:\d+)\]")
+_WHEN_WHO = re.compile(r"^\s*(?P<ts>(?:\d{1,4}-\d\d-\d\d[ T])?\d\d:\d\d:\d\d\.\d+) +[A-Z]+ +\[(?P<tid>\d+:\d+)\]")
 #: dcgm_structs.h dcgmChipArchitecture_t
 _ARCH_NAMES = {1: "older", 2: "Kepler", 3: "Maxwell", 4: "Pascal", 5: "Volta", 6: "Turing", 7: "Ampere", 8: "Ada",
                9: "Hopper", 10: "Blackwell"}

@@ -112,6 +112,23 @@ def test_dcgm_log_errors_dcgm_logs_about_itself():
     assert [f.kind for f in r.facts] == ["dcgm_error", "dcgm_self_message", "dcgm_error"]
 
 
+def test_dcgm_log_optional_plugin_entry_point_dcgm120():
+    # NVIDIA/DCGM#120 (DCGM 3.2, dcgmi diag -r 4): PluginLib::LoadFunction logs the optional ShutdownPlugin's absence at
+    # ERROR; the third line lost its year's first digit in the paste and is still DCGM's line
+    r = run(dcgm_log, "dcgm_log/dcgm120_shutdownplugin_optional_and_config_missing.log")
+    assert [(f.evidence.line, f.kind) for f in r.facts] == [(1, "dcgm_self_message"), (2, "dcgm_self_message"),
+                                                          (4, "dcgm_self_message"), (6, "dcgm_self_message")]
+    assert r.facts[2].message.startswith("Couldn't load a definition for ShutdownPlugin in plugin libDiagnostic.so")
+    # a required entry point that is missing fails the plugin: DCGM's error (CONSTRUCTED from the same format);
+    # DCGM 4.6's wording names an optional one itself (log_verbose, PluginLib.cpp LoadFunction)
+    text = ("2023-10-26 12:30:42.825 ERROR [4190:4190] Couldn't load a definition for RunTest in plugin libDiagnostic.so: "
+            "./libDiagnostic.so: undefined symbol: RunTest [/a/PluginLib.cpp:237] [PluginLib::LoadFunction]\n"
+            "2026-01-16 09:54:30.534 VERB  [1:1] Couldn't load an optional definition for ShutdownPlugin in plugin "
+            "libpcie.so: './libpcie.so: undefined symbol: ShutdownPlugin' [/a/PluginLib.cpp:290] [PluginLib::LoadFunction]\n")
+    r = dcgm_log.parse(Artefact(path="nvvs.log", text=text, node="n1"))
+    assert [f.kind for f in r.facts] == ["dcgm_error"]
+
+
 def test_dcgm_log_profiling_refusals_dcgm218():
     # NVIDIA/DCGM#218: InitLop's refusal of the L4 (arch 8, no gpuId on its line), then ValidateGpuArch's
     # of the H100 (the DEBUG 'chip arch 9' line two lines before gives arch and gpuId); DEBUG lines read, no fact
