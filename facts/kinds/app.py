@@ -89,6 +89,8 @@ class CudaOom(Fact):
     process_bytes: int | None = None  # "this process has X memory in use" (2.1+: non-PyTorch memory included)
     other_process_bytes: int | None = None  # sum of "Process N has X memory in use" (other processes, 2.1+)
     other_processes: int = 0
+    #: the other processes' pids as the message lists them ("43872", "1234, 5678"): who else holds the GPU
+    other_pids: str | None = None
     #: memory of the GPU neither free nor this process's: total - free - (this process, else what PyTorch reserved)
     elsewhere_bytes: int | None = None
     elsewhere_fraction: float | None = None  # of total capacity

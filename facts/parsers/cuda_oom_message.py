@@ -101,7 +101,8 @@ def read(line: str) -> dict[str, Any] | None:
             reserved = allocated + _bytes(c) if allocated is not None else None
         else:
             reserved = _bytes(OLD_RESERVED.search(rest))
-        others = [_bytes(o) or 0 for o in OTHER_PROCESS.finditer(rest)]
+        listed = [(o["pid"], _bytes(o) or 0) for o in OTHER_PROCESS.finditer(rest)]
+        others = [b for _, b in listed]
         this = _bytes(THIS_PROCESS.search(rest))
         tried = _bytes(TRIED.search(rest))
     except (ValueError, OverflowError) as e:  # "nan MiB", "inf MiB" (OverflowError: not a ValueError)
@@ -110,6 +111,7 @@ def read(line: str) -> dict[str, Any] | None:
         # no "this process": the process is one of the entries, seen from another PID namespace (docstring)
         this = min(mine)
         others.remove(this)
+        listed.remove(next(e for e in listed if e[1] == this))
     other_bytes = sum(others) if others else None
     mine = this if this is not None else reserved
     elsewhere = None
@@ -119,7 +121,8 @@ def read(line: str) -> dict[str, Any] | None:
         elsewhere = max(elsewhere or 0, other_bytes)
     return dict(device=int(d["dev"] or d["dev2"]) if d else None, tried_bytes=tried, total_bytes=total,
                 free_bytes=free, allocated_bytes=allocated, reserved_bytes=reserved, process_bytes=this,
-                other_process_bytes=other_bytes, other_processes=len(others), elsewhere_bytes=elsewhere,
+                other_process_bytes=other_bytes, other_processes=len(others),
+                other_pids=", ".join(pid for pid, _ in listed) or None, elsewhere_bytes=elsewhere,
                 elsewhere_fraction=round(elsewhere / total, 3) if elsewhere is not None and total else None)
 
 

@@ -18,6 +18,11 @@ the Python class in front (``SafetensorError``)::
     safetensors_rust.SafetensorError: Error while serializing: IoError(Os { code: 30, kind: ReadOnlyFilesystem, message: "Read-only file system" })    (huggingface/text-generation-inference#756)
     bug: Error while serializing: IoError(Os { code: 28, kind: StorageFull, message: "No space left on device" })    (bentoml/OpenLLM#754, its title: safetensors' variant, the class left out)
 
+and its ``Display`` form, ``<strerror> (os error <code>)``, quoted by the Python exception or printed by a Rust
+program's main after ``Error: ``, the errno named from the strerror text::
+
+    RuntimeError: Address already in use (os error 98)    (meta-pytorch/torchft#30: torchft_lighthouse's port taken)
+
 PyTorch's shared-memory allocator (aten/src/ATen/MapAllocator.cpp) raises a RuntimeError of its own that quotes
 strerror and the errno: ``"unable to write to file <", filename_, ">: ", str_error(errno), " (", errno, ")"`` (the
 one byte it writes to size a new segment; ``resize``/``stretch`` for the ftruncate before it). torch.multiprocessing
@@ -81,6 +86,14 @@ OS_ERROR = re.compile(
     r"(?:: b?(?P<q>['\"])(?P<file>[^\n'\"]{0,1000})(?P=q)(?: -> b?['\"][^\n'\"]{0,1000}['\"])?)?\.?['\"]?[ \t]*\r?$", re.M)
 # safetensors_rust.SafetensorError: Error while serializing: IoError(Os { code: 28, kind: StorageFull, message: "No space left on device" })
 RUST_OS_ERROR = re.compile(r"\bOs \{ code: (?P<num>\d{1,4}), kind: \w{1,40}, message: \"(?P<text>[^\"\n]{1,200})\" \}")
+# Rust's io::Error Display form (library/std/src/io/error.rs, impl Display for Error: write!(fmt, "{detail} (os error
+# {code})"), detail the C library's strerror of the code), as the Python exception a Rust extension raises quotes it, or
+# as a Rust program's main prints its error ("Error: {err:?}", anyhow's Debug being the Display chain) at a line's start:
+# RuntimeError: Address already in use (os error 98)        (meta-pytorch/torchft#30: torchft_lighthouse's default port taken)
+# Error: Address already in use (os error 98)               (axelarnetwork/tofnd#268: a second tofnd on the host)
+#   the strerror text names the errno where it is the C library's (macOS numbers EADDRINUSE 48): read from the text
+RUST_OS_DISPLAY = re.compile(r"(?P<text>[A-Z][A-Za-z' /-]{2,99}[a-z]) \(os error (?P<num>\d{1,5})\)")
+_LEADING_ERROR = re.compile(r"^[ \t]*Error: ")
 #   the Python exception that quotes it, in the line before it (a rank or logger prefix may precede), or safetensors'
 #   own error variant around it ("IoError(Os {"): one of them required, as a Rust program's own log line printing an
 #   io::Error (a warning, a retry) is no exception
@@ -117,21 +130,38 @@ TF_IO_ERROR = re.compile(
     r"(?:\b(?P<exc>[A-Za-z][\w.]{0,80})|\bError reported to Coordinator|\bError recorded from \w{1,40}): "
     r"(?P<file>[^\s:;'\"][^\n:;'\"]{0,999}); (?P<text>" + "|".join(re.escape(t) for t in sorted(_STRERROR)) + r")"
     r"(?=[ \t]*(?:\[|\.?\r?$))", re.M)
+# asyncio's create_server (CPython Lib/asyncio/base_events.py: OSError(err.errno, 'error while attempting to bind on
+# address %r: %s' % (sa, err.strerror.lower()))), raised, or logged by the server running it (uvicorn: logger.error(exc)):
+# ERROR (uvicorn.error):  [Errno 98] error while attempting to bind on address ('0.0.0.0', 7878): address already in use   (wandb/openui#226)
+# ERROR:    [Errno 10048] error while attempting to bind on address ('0.0.0.0', 8080): only one usage of each socket address (protocol/network address/port) is normally permitted   (Windows: WSAEADDRINUSE)
+ASYNCIO_BIND = re.compile(r"\[Errno (?P<num>\d{1,5})\] error while attempting to bind on address (?P<addr>\([^()\n]{1,300}\)): "
+                          r"(?P<text>[a-z][^\n]{0,200}[^\s.])\.?[ \t]*\r?$", re.M)
+#: Winsock's codes that are a POSIX errno's (Windows' OSError.errno for a socket call)
+_WINSOCK = {10048: "EADDRINUSE", 10049: "EADDRNOTAVAIL"}
 _RAISED = re.compile(r"\b(?P<exc>[A-Za-z_][\w.]{0,80}(?:Error|Exception)): ")
-_MARK = re.compile(r"\[Errno \d|\bOs \{ code: \d|file </torch_|[^\s;]; (?:" + "|".join(re.escape(t) for t in sorted(_STRERROR)) + ")")
+_MARK = re.compile(r"\[Errno \d|\bOs \{ code: \d| \(os error \d|file </torch_|[^\s;]; (?:" + "|".join(re.escape(t) for t in sorted(_STRERROR)) + ")")
 
 
 def detect(head: str) -> bool:
-    return ("[Errno " in head and OS_ERROR.search(head) is not None) or (
+    return ("[Errno " in head and (OS_ERROR.search(head) or ASYNCIO_BIND.search(head)) is not None) or (
         "file </torch_" in head and (TORCH_SHM_ERROR.search(head) or TORCH_SHM_ERROR_NO_ERRNO.search(head)) is not None) or (
         "Os { code: " in head and any(_rust_error(line) for line in head.splitlines() if "Os { code: " in line)) or (
+        " (os error " in head and any(_rust_error(line) for line in head.splitlines() if " (os error " in line)) or (
         "; " in head and TF_IO_ERROR.search(head) is not None)
+
+
+_BY_STRERROR = {_os.strerror(n): n for n in sorted(_errno.errorcode)}
+_BY_STRERROR_LOWER = {text.lower(): n for text, n in _BY_STRERROR.items()}
 
 
 def _rust_error(line: str) -> tuple[str, re.Match[str]] | None:
     """(the Python exception's class, the io::Error match) of a line quoting Rust's OS error, else None."""
     if (m := RUST_OS_ERROR.search(line)) is None:
-        return None
+        if (m := RUST_OS_DISPLAY.search(line)) is None or m["text"] not in _BY_STRERROR:
+            return None
+        if (e := _RAISED.search(line, 0, m.start())) is not None:
+            return e["exc"].rsplit(".", 1)[-1], m
+        return ("Error", m) if _LEADING_ERROR.match(line) else None
     if (e := _RAISED.search(line, 0, m.start())) is not None:
         return e["exc"].rsplit(".", 1)[-1], m
     return ("IoError", m) if line.endswith("IoError(", 0, m.start()) else None
@@ -168,6 +198,14 @@ def parse(artefact: Artefact) -> ParseResult:
     fb = FactBuilder(artefact, result)
     for n, line in iter_lines(_MARK, artefact):
         m = OS_ERROR.search(line)
+        if not m and (t := ASYNCIO_BIND.search(line)) is not None:
+            result.lines_used += 1
+            num = int(t["num"])
+            named = _WINSOCK.get(num) or _errno.errorcode.get(_BY_STRERROR_LOWER.get(t["text"], num))
+            exc = _RAISED.search(line, 0, t.start())
+            fb.add(PythonOsError, n, exception=exc["exc"].rsplit(".", 1)[-1] if exc else "OSError", errno=num,
+                   errno_name=named, strerror=t["text"], filename=None, on_dev_shm=False)
+            continue
         if not m and (t := TORCH_SHM_ERROR.search(line)) is not None:
             result.lines_used += 1
             num = int(t["num"])
@@ -192,7 +230,8 @@ def parse(artefact: Artefact) -> ParseResult:
             exc, m = rust
             result.lines_used += 1
             num = int(m["num"])
-            fb.add(PythonOsError, n, exception=exc, errno=num, errno_name=_errno.errorcode.get(num),
+            named = _BY_STRERROR.get(m["text"], num)  # the Display form's text names the errno on any platform
+            fb.add(PythonOsError, n, exception=exc, errno=num, errno_name=_errno.errorcode.get(named),
                    strerror=m["text"].strip(), filename=None, on_dev_shm=False)
             continue
         result.lines_used += 1
@@ -206,7 +245,8 @@ def parse(artefact: Artefact) -> ParseResult:
 
 
 #: line signatures (facts/classify.py)
-SIGNATURES = (r"(?:Error|Exception): \[Errno \d+\] ", r"\bOs \{ code: \d+, kind: ",
+SIGNATURES = (r"(?:Error|Exception): \[Errno \d+\] ", r"\bOs \{ code: \d+, kind: ", r"[a-z] \(os error \d+\)",
+              r"\[Errno \d+\] error while attempting to bind on address \(",
               r"RuntimeError: unable to (?:write to|resize|stretch) file </torch_",
               r"[^\s;]; (?:Input/output error|No space left on device|Disk quota exceeded|Read-only file system"
               r"|Transport endpoint is not connected|Stale file handle|Permission denied|Operation not permitted"

@@ -184,9 +184,18 @@ _NOT_CONNECT = ("The client socket has timed out", "Ping failed")
 # RuntimeError: The server socket has failed to listen on any local network address. The server socket has failed to bind to [::]:29500 (errno: 98 - Address already in use). The server socket has failed to bind to 0.0.0.0:29500 (errno: 98 - Address already in use).   (showlab/Tune-A-Video#90)
 # torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. port: 29500, useIpv6: 0, code: -98, name: EADDRINUSE, message: address already in use   (2.4+, the libuv store)
 # RuntimeError: Address already in use    (1.x)
-IN_USE = re.compile(r"The server socket has failed to (?:listen|bind)[^\n]{0,400}?(?:\(errno: 98 - Address already in use\)|name: EADDRINUSE)"
+#   the error's "(<category>: <value> - <message>)" is c10d/error.h's formatter of std::error_code: "errno" for the
+#   generic category (1.12+), "<name> error" before ("generic error", 1.10-1.11) and for any other category (Windows'
+#   system category: WSAEADDRINUSE 10048, its message in the system's language); the value is the platform's
+#   (Linux 98, macOS 48), so the message or Windows' code says it:
+# 12:03:34   test_default_store_timeout_nccl (__main__.TimeoutTest) ... [W socket.cpp:334] The server socket has failed to bind to [::]:38655 (generic error: 98 - Address already in use).   (pytorch/pytorch#68716)
+# [W socket.cpp:436] [c10d] The server socket has failed to bind to [DESKTOP-L9L2GVM]:10086 (system error: 10048 - 通常每 个套接字地址(协议/网络地址/端口)只允许使用一次。).   (YYuX-1145/Bert-VITS2-Integration-package#54)
+IN_USE = re.compile(r"The server socket has failed to (?:listen|bind)[^\n]{0,400}?(?:\((?:errno|generic error): \d{1,5} - Address already in use\)"
+                    r"|\(system error: 10048 - |name: EADDRINUSE)"
                     r"|\b(?:RuntimeError|DistNetworkError): Address already in use\s*$", re.M)
-PORT = re.compile(r"(?:\]:|port: )(?P<port>\d+)")
+#   the port after "[host]:", the libuv store's "port: ", or an unbracketed address or name ("bind to 0.0.0.0:22",
+#   "bind to activate.adobe.com:10086" of the lines above)
+PORT = re.compile(r"(?:\]:|port: |(?:bind to|listen on) [^\s\[\]():]{1,253}:)(?P<port>\d+)")
 # torchrun's agent signalled from outside, and the agent shutting its workers down (multiprocessing/api.py, agent/server/api.py, 1.9+):
 # torch.distributed.elastic.multiprocessing.api.SignalException: Process 8665 got signal: 1        (zai-org/ChatGLM2-6B#238)
 # W0409 07:28:49.530000 1359 torch/distributed/elastic/agent/server/api.py:719] Received 15 death signal, shutting down workers   (pytorch/pytorch#150916)

@@ -441,7 +441,7 @@ def _nccl_error_line(b: FactBuilder, no: int, line: str, nxt: str, nxt_no: int, 
         if m.group(0).startswith("NCCL failure "):  # CudaCall's " ; GPU=0 ; hostname=... ; expr=...;" after the text
             msg = msg.split(" ; GPU=", 1)[0]
         v = tl.NCCL_ERROR_VERSION.search(msg)
-        out.append(dict(line=no, text=line, node=node, rank=grank, message=msg, nccl_version=v and v["version"],
+        out.append(dict(line=no, text=line, node=node, rank=grank, message=msg, nccl_version=v and tl.torch_nccl_version(v["version"]),
                         nccl_error=tl.nccl_error_name(msg), last_error=None, tail=no))
         return True
     if "ncclSuccess" in line and (c := tl.FRAMEWORK_NCCL_CHECK.search(line)) is not None:

@@ -342,6 +342,25 @@ NCCL2_RESULT_BY_NUMBER = {**NCCL_RESULT_BY_NUMBER, 4: "ncclInvalidArgument", 5: 
 # (not a version: no match). Samples above.
 NCCL_ERROR_VERSION = re.compile(r", NCCL version (?P<version>\d+\.\d+\.\d+)\b")
 
+
+
+def torch_nccl_version(text: str) -> str:
+    """The NCCL release of getNcclVersion()'s "<major>.<minor>.<patch>". Before PyTorch knew NCCL's version code had
+    changed at 2.9 (major*10000 + minor*100 + patch, NCCL_VERSION_CODE; major*1000 + ... before: nccl.h.in) it decoded
+    every code as the old one (version / 1000, version % 1000 / 100, the rest), so NCCL 2.10.3's 21003 printed as
+    "21.0.3" (RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:957, unhandled cuda
+    error, NCCL version 21.0.3: NVIDIA/nccl#1068, PyTorch 1.10). No NCCL release has a major of 10 or more, so such a
+    triple is re-encoded the old way and read as the new code: "21.0.3" -> "2.10.3", "20.9.9" -> "2.9.9".
+
+    >>> torch_nccl_version("21.0.3"), torch_nccl_version("21.1.4"), torch_nccl_version("2.18.1")
+    ('2.10.3', '2.11.4', '2.18.1')
+    """
+    major, minor, patch = (int(p) for p in text.split("."))
+    if major < 10:
+        return text
+    code = major * 1000 + minor * 100 + patch
+    return f"{code // 10000}.{code // 100 % 100}.{code % 100}"
+
 # What follows NCCL's "Last error:" when NCCL kept no message: c10d's getNcclErrorDetailStr (NCCLUtils.cpp, 1.13-2.3)
 # appends "\nLast error:\n" + ncclGetLastError(NULL), an empty string then, so the next line is what c10::Error
 # prints after its message (c10/util/Exception.cpp: "Exception raised from " << source_location << " (most recent call

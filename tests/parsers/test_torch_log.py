@@ -301,6 +301,16 @@ def test_nccl_errors_with_detail_lines():
     assert of(r, "torch_watchdog_timeout") == []  # "Collective WorkNCCL(...) raised" is no timeout
 
 
+def test_nccl_version_of_pytorch_that_decoded_the_code_the_old_way():
+    """PyTorch 1.10's getNcclVersion decoded NCCL 2.10.3's code 21003 as "21.0.3" (version / 1000, ...): read as the
+    release it is, so version rules and the known-issue table see 2.10.3 (the line: NVIDIA/nccl#1068)."""
+    r = parse_text("RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:957, "
+                   "unhandled cuda error, NCCL version 21.0.3\n"
+                   "ncclUnhandledCudaError: Call to CUDA function failed.\n")
+    (e,) = of(r, "torch_nccl_error")
+    assert e.nccl_version == "2.10.3" and e.message.endswith("NCCL version 21.0.3")  # the message as printed
+
+
 def test_c10d_1x_nccl_check_from_nccl_utils():
     """PyTorch 1.x's C10D_NCCL_CHECK thrown from NCCLUtils.hpp (std::runtime_error, no ProcessGroupNCCL
     or DistBackendError on the line), among srun's lines (facebookresearch/ParlAI#3084)."""
