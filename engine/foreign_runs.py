@@ -43,6 +43,7 @@ from stethoscope.engine.uninformative import PY_WARNING as _PY_WARNING, named as
 from stethoscope.facts.lines import without_line_labels
 from stethoscope.facts.model import Fact
 from stethoscope.facts.parsers.base import Artefact, ParseResult
+from stethoscope.facts.parsers.unrecognised_text import unfenced_lines
 from stethoscope.facts.registry import load_fallbacks
 
 
@@ -184,10 +185,16 @@ def foreign_runs(art: Artefact, kinds, results: list[ParseResult], facts: list[F
     polarity = load_polarity()
     found: list[Fact] = []
     parts: list[tuple[int, str]] = []
+    outside: list[set[int]] = []  # the file's lines outside its fenced blocks, found when a stretch is first made
+
     def stretch(a: int, b: int) -> Artefact:
-        """Lines ``a``..``b`` of the file as an artefact of their own (the file's line numbers kept)."""
+        """Lines ``a``..``b`` of the file as an artefact of their own (the file's line numbers kept), told which of them
+        lie outside the file's fenced blocks (a reporter's sentence there is their claim: unrecognised_text)."""
+        if not outside:
+            outside.append(unfenced_lines(art) if "```" in (art.raw_text if art.raw_text is not None else art.text) else set())
+        unfenced = frozenset(n - a + 1 for n in outside[0] if a <= n <= b) if outside[0] else None
         return Artefact(path=art.path, text="\n".join(lines[a - 1:b]), node=art.node,
-                        node_from_folder=art.node_from_folder, line_offset=art.line_offset + a - 1)
+                        node_from_folder=art.node_from_folder, line_offset=art.line_offset + a - 1, unfenced=unfenced)
 
     def unlabelled(run: Artefact) -> Artefact | None:
         """``run`` without a launcher's label on each of its lines (pdsh's "host: ", compose's "svc-1  | "), as a file

@@ -1145,17 +1145,22 @@ _LIST_ITEM = re.compile(r"(?:[-*+]|\d{1,3}[.)]) ")
 _TAIL_NOT = re.compile(r"at |[\w.\[\]]{1,200} {0,2}[-+*/]?= |[\^~]{2,}|[-=+*_~#|:.^ ]+\r?$|.{0,400}?\w\(|[^:\r\n]{1,100} :(?:[ \t]|\r?$)")
 
 
+def _rows_taken(text: str, joined: dict[int, int] | None) -> tuple[list[str], set[int], dict[int, int]]:
+    """``text``'s rows, the rows (0-based) an earlier join (``joined``: {first row (1-based): rows joined after it})
+    took, and a copy of ``joined`` to add to."""
+    taken: set[int] = set()
+    for first, n in (joined or {}).items():
+        taken.update(range(first - 1, first + n))
+    return text.split("\n"), taken, dict(joined or {})
+
+
 def _indented_tails(text: str, joined: dict[int, int] | None = None) -> tuple[str, dict[int, int]] | None:
     """``text`` with the indented rows a paste's hard wrap put a record's tail on joined on its first row (a blank
     between), the rows after it left blank (line for line), and {first row (1-based): rows joined after it},
     ``joined`` (an earlier join's) merged in; None where no record was so wrapped."""
     if _TAIL_GATE.search(text) is None:
         return None
-    rows = text.split("\n")
-    taken: set[int] = set()
-    for first, n in (joined or {}).items():
-        taken.update(range(first - 1, first + n))
-    done: dict[int, int] = dict(joined or {})
+    rows, taken, done = _rows_taken(text, joined)
     changed = False
     i = at = 0
     for m in _TAIL_GATE.finditer(text):
@@ -1185,6 +1190,57 @@ def _indented_tails(text: str, joined: dict[int, int] | None = None) -> tuple[st
         taken.add(i)
         done[i + 1] = k - 1 - i
         changed = True
+    return ("\n".join(rows), done) if changed else None
+
+
+# A screen's copy pads every row to the terminal's width W with blanks (GNU screen's hardcopy, a Windows console's
+# selection, a web terminal's copy): a line longer than W goes on in the rows after it, and its last row is padded to
+# W as a short line is (google-research/t5x#864, a 122-column screen; the reporter's own sentence above it, wider, is
+# no row of the screen, so _unwrap, which measures the widest row, found no cut):
+#   2023-10-23 01:07:26.771566: E external/org_tensorflow/tensorflow/compiler/xla/pjrt/pjrt_stream_executor_client.cc:2153] Ex
+#   ecution of replica 1 failed: INTERNAL: external/org_tensorflow/tensorflow/compiler/xla/service/gpu/nccl_all_reduce_thunk.c
+#   c:70: NCCL operation ncclAllReduce(send_buffer, recv_buffer, element_count, dtype, reduce_op, comm, gpu_stream) failed: un
+#   handled cuda error                                                                                                        
+#   Traceback (most recent call last):                                                                                        
+# A wall is _PADDED_WALL rows at least, one after another, of one width of _MIN_PADDED columns or more, one of them
+# ending in two blanks or more (the padding) and one in a character (a cut); a row of the wall that ends in a
+# character goes on in the next row of the wall unless that row starts a record (_RECORD_START) or is a table's
+# (_COLUMN_GAP), and the line ends at the first row that ends in blanks (its padding is taken off). A table
+# padded to one width ("|" last, or no row ending in a character) is no wall.
+_PADDED_WALL, _MIN_PADDED = 3, 60
+_PAD_GATE = re2.compile(r"[^\n]{%d,}  \n" % (_MIN_PADDED - 2))
+
+
+def _padded_wall(text: str, joined: dict[int, int] | None = None) -> tuple[str, dict[int, int]] | None:
+    """``text`` with the lines a padded screen cut (see above) joined on their first row, the rows after it left blank
+    (line for line), and {first row (1-based): rows joined after it}, ``joined`` (an earlier join's) merged in; None
+    where no line was so cut."""
+    if "  \n" not in text or "\r" in text or _PAD_GATE.search(text) is None:
+        return None
+    rows, taken, done = _rows_taken(text, joined)
+    widths = list(map(len, rows))
+    changed = False
+    i = 0
+    while i < len(rows):
+        w, j = widths[i], i
+        while j + 1 < len(rows) and widths[j + 1] == w:
+            j += 1
+        wall = range(i, j + 1)
+        if w >= _MIN_PADDED and j - i + 1 >= _PADDED_WALL and not any(k in taken for k in wall) \
+                and any(rows[k].endswith("  ") for k in wall) and any(rows[k][-1:] not in (" ", "|") for k in wall):
+            k = i
+            while k < j:
+                m = k
+                while m < j and rows[m][-1:] not in (" ", "|", "") and _RECORD_START.match(rows[m + 1]) is None \
+                        and len(_COLUMN_GAP.findall(rows[m + 1])) < 3:
+                    m += 1
+                if m > k and rows[m].endswith(" "):  # a cut line ends on a padded row
+                    rows[k] = "".join(rows[k:m]) + rows[m].rstrip(" ")
+                    rows[k + 1:m + 1] = [""] * (m - k)
+                    done[k + 1] = m - k
+                    changed = True
+                k = m + 1
+        i = j + 1
     return ("\n".join(rows), done) if changed else None
 
 
@@ -1240,6 +1296,11 @@ def normalise(text: str, plain: bool | None = None, split: list[list[str]] | Non
         rejoined = rejoin_records(unwrapped[0] if unwrapped else text, unwrapped[1] if unwrapped else None)
         if rejoined is not None:
             unwrapped, plain = rejoined, False
+    # a line a padded screen cut into rows (see _padded_wall)
+    if not uncut and "  \n" in text:
+        padded = _padded_wall(unwrapped[0] if unwrapped else text, unwrapped[1] if unwrapped else None)
+        if padded is not None:
+            unwrapped, plain = padded, False
     # a record a paste's hard wrap went on in indented rows (see _indented_tails)
     if not uncut and _ROW_INDENTED.search(text) is not None:
         tails = _indented_tails(unwrapped[0] if unwrapped else text, unwrapped[1] if unwrapped else None)

@@ -45,6 +45,25 @@ class GpuBurnVerdict(Fact):
     #: printed no record (its worker never reported): an OK then compared nothing (gpu_burn-drv.cpp prints OK for
     #: every GPU with no error counted), nor does one of 0
     processed: int | None = None
+    #: its worker never ran the test: it "(DIED!)" without a count of work, in a run whose worker said it could not
+    #: start ("Couldn't init a GPU test: ...", "Couldn't init CUDA: ..."): its FAULTY counts nothing it compared
+    #: (gpu_burn_worker_failure says why)
+    never_started: bool = False
+
+
+@fact_kind
+class GpuBurnWorkerFailure(Fact):
+    """A gpu-burn worker that could not run its test, in its own words on stderr (wilicc/gpu-burn gpu_burn-drv.cpp):
+    ``Couldn't init a GPU test: Error in "load module": `` (the GPU's test never started), ``Couldn't init CUDA: ...``,
+    ``Failure during compute: ...`` or ``No clients are alive!  Aborting``; with the GPUs its run's progress then
+    showed ``(DIED!)``. A worker that never started compared nothing: its error count is no count of wrong results."""
+
+    kind: Literal["gpu_burn_worker_failure"] = "gpu_burn_worker_failure"
+    stage: Literal["test_init", "cuda_init", "compute", "no_workers"]
+    reason: str = ""  # what the worker printed after the colon: 'Error in "load module": ', 'Low mem for result. aborting.'
+    step: str | None = None  # gpu-burn's name of the call that failed (checkError's desc): "load module", "C alloc", "init"
+    error: str | None = None  # CUDA's or cuBLAS's word for it as printed ("CUDA_ERROR_UNKNOWN"); None: printed none
+    died: str | None = None  # the GPUs of its run whose progress said "(DIED!)": "0", "0, 2"; None: none shown
 
 
 @fact_kind

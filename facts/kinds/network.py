@@ -956,6 +956,9 @@ class NixlError(Fact):
     kind: Literal["nixl_error"] = "nixl_error"
     exception: str  # "nixlBackendError"
     status: str  # "NIXL_ERR_BACKEND"
+    #: the NIXL call the traceback's last frame shows raising it, its source line right above the exception's line
+    #: ("    self.agent.registerMem(reg_descs, handle_list)": "registerMem"); None: no frame shown
+    call: str | None = None
 
 
 @fact_kind

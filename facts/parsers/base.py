@@ -50,6 +50,9 @@ class Artefact:
     #: lines of the file before ``text`` (a window of a large file: facts/bundle.py); the
     #: builder adds it to every line number, so facts and errors name the file's own lines
     line_offset: int = 0
+    #: a stretch of a larger paste read on its own (engine/foreign_runs.py): its lines (1-based, its own) outside the
+    #: paste's fenced code blocks, which the stretch alone cannot see (unrecognised_text.unfenced_lines); None: its own
+    unfenced: frozenset[int] | None = field(default=None, repr=False, compare=False)
     #: the text as read when ``text`` is its normalised form (facts/lines.py); evidence quotes it
     raw_text: str | None = field(default=None, repr=False)
     _raw_lines: list[str] | None = field(default=None, repr=False)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from stethoscope.facts.kinds.bench import (  # noqa: F401 - the fact classes live in facts/kinds
     BenchResult, BenchmarkSweepNarrower, BenchmarkValidity, BenchmarkVsBaseline, BenchmarkVsPeers, DcgmDiagRun, GpuBurnVerdict,
-    VersionCompat,
+    GpuBurnWorkerFailure, VersionCompat,
 )
 
 #: the benchmarks with a reader; also the ``benchmark`` names of knowledge/bench_tolerances.yaml

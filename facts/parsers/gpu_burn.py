@@ -29,6 +29,24 @@ a child has initted already)``): an ``OK`` without a record is a run that compar
 check. Each run starts with ``nvidia-smi -L``'s listing (``launch``: ``system("nvidia-smi -L")``):
 a listing line after a progress record or a verdict, or of a GPU listed already, starts the next
 run (two runs pasted one after the other, #124's A500 and A2000, are not one GPU's).
+
+A worker that could not run its test says so on stderr, which a capture interleaves with the
+progress (wilicc/gpu-burn#52, a K80 host: its GPU 0's worker never started, the parent's read of its
+closed pipe printed ``read[0] error 0`` and the progress ``-1 (0 Gflop/s)`` with a garbage count
+``(DIED!)``)::
+
+    Couldn't init a GPU test: Error in "load module": 
+    50.0%  proc'd: -1 (0 Gflop/s) - 0 (0 Gflop/s)   errors: 1641686072  (DIED!)- 0   temps: 33 C - 29 C
+
+gpu_burn-drv.cpp: ``fprintf(stderr, "Couldn't init a GPU test: %s\n", e.what())`` (the GPU_Test
+constructor or initBuffers threw), ``"Couldn't init CUDA: %s\n"``, ``"Failure during compute: %s\n"``,
+``"\n\nNo clients are alive!  Aborting\n"``; checkError's message is ``Error in "<step>": <name>``
+(the CUDA_ERROR_* name, empty for a code its table lacks) up to 2023-03, ``Error in <step>
+(<file>:<line>): <cuGetErrorString>`` since, ``Error: ...`` / ``Error (<file>:<line>): ...`` without a
+step. Each is a ``gpu_burn_worker_failure`` with the GPUs its run showed ``(DIED!)``; a verdict of a GPU
+that died without a count of work in a run whose worker could not start is ``never_started`` (gpu-burn
+prints FAULTY for it: its error count is what the parent read from a closed pipe). A progress record
+cut at the text's last line is the capture's end (``cut_short``), not a problem.
 """
 from __future__ import annotations
 
@@ -36,7 +54,7 @@ import re
 import statistics
 
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
-from stethoscope.facts.parsers.bench_facts import BenchResult, GpuBurnVerdict
+from stethoscope.facts.parsers.bench_facts import BenchResult, GpuBurnVerdict, GpuBurnWorkerFailure
 
 KIND = "gpu_burn"
 
@@ -58,11 +76,22 @@ _ERR = re.compile(r"(-?\d+)\s*(\((?:WARNING|DIED)!\))?")
 _TESTED = re.compile(r"^Tested (?P<n>\d+) GPUs:\s*$")
 # 	GPU 0: OK
 _VERDICT = re.compile(r"^\s+GPU (?P<gpu>\d+): (?P<status>OK|FAULTY)\s*$")
-_DETECT = re.compile(r"proc'd: -?\d+ \(\d+(?:\.\d+)? Gflop/s\)|^Tested \d+ GPUs:\s*$|^Initialized device \d+ with \d+ MB of memory", re.M)
+# Couldn't init a GPU test: Error in "load module":                                   (wilicc/gpu-burn#52, before 2023-03)
+# Couldn't init a GPU test: Error in load module (gpu_burn-drv.cpp:244): device kernel image is invalid    (CONSTRUCTED, the 2023+ form)
+# Failure during compute: Error in "Read faultyelemdata": CUDA_ERROR_UNKNOWN                           (the form of the title of wilicc/gpu-burn#1)
+# (stderr: a line may hold it after another's unfinished text, "... temps: 33 C - 31 C Couldn't init ...")
+_WORKER = re.compile(r"(?P<what>Couldn't init a GPU test|Couldn't init CUDA|Failure during compute): (?P<why>.{0,1000}?)\s*$")
+_NO_WORKERS = re.compile(r"No clients are alive!\s+Aborting")
+# Error in "load module": CUDA_ERROR_NO_BINARY_FOR_GPU   /   Error in load module (gpu_burn-drv.cpp:244): <what CUDA says>   /   Error: CUDA_ERROR_UNKNOWN
+_CHECK = re.compile(r"Error(?: in (?:\"(?P<old>[^\"]{1,100})\"|(?P<step>[^()]{1,100}?) \([\w.+-]{1,100}:\d{1,6}\))| \([\w.+-]{1,100}:\d{1,6}\))?: ?(?P<err>.*)$")
+_STAGES = {"Couldn't init a GPU test": "test_init", "Couldn't init CUDA": "cuda_init", "Failure during compute": "compute"}
+_DETECT = re.compile(r"proc'd: -?\d+ \(\d+(?:\.\d+)? Gflop/s\)|^Tested \d+ GPUs:\s*$|^Initialized device \d+ with \d+ MB of memory"
+                     r"|Couldn't init a GPU test: ", re.M)
 
 
 def detect(head: str) -> bool:
-    return ("Gflop/s" in head or "Tested " in head or "Initialized device" in head) and _DETECT.search(head) is not None
+    return ("Gflop/s" in head or "Tested " in head or "Initialized device" in head or "init a GPU test" in head) \
+        and _DETECT.search(head) is not None
 
 
 class _Run:
@@ -78,9 +107,20 @@ class _Run:
         self.last_record_line = 0
         self.tested: int | None = None
         self.verdicts: list[tuple[int, int, str]] = []
+        self.failures: list[tuple[int, str, str]] = []  # (line, stage, what the worker said)
 
     def started(self) -> bool:
         return bool(self.last_record_line or self.verdicts or self.tested is not None)
+
+
+def _failure(line: str) -> tuple[str, str] | None:
+    """(stage, what the worker said) of a worker's failure line, None for any other line."""
+    if "Couldn't init" in line or "Failure during" in line:
+        if (m := _WORKER.search(line)) is not None:
+            return _STAGES[m["what"]], m["why"]
+    if "No clients" in line and _NO_WORKERS.search(line) is not None:
+        return "no_workers", ""
+    return None
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -103,14 +143,19 @@ def parse(artefact: Artefact) -> ParseResult:
             run.verdicts.append((n, int(m["gpu"]), m["status"]))
             result.lines_used += 1
             continue
+        if (fail := _failure(line)) is not None:
+            run.failures.append((n, *fail))
+            result.lines_used += 1
+            if "proc'd:" not in line:
+                continue
         used = False
         for m in _INIT.finditer(line):
             run.precision[int(m["gpu"])] = ("fp64" if m["prec"] == "DOUBLES" else "fp32") + ("_tc" if m["tc"] else "")
             used = True
         if "proc'd:" in line:
             records = list(_RECORD.finditer(line))
-            if not records:
-                fb.error(n, "gpu-burn progress line without proc'd, errors and temps")
+            if not records:  # (a record cut by the capture's end: cut_short)
+                fb.error_unless_last(n, "gpu-burn progress line without proc'd, errors and temps", "a progress record")
             for m in records:
                 for gpu, (procd, gflops) in enumerate(_RATE.findall(m["procd"])):
                     if float(gflops) > 0:
@@ -136,9 +181,16 @@ def _emit(fb: FactBuilder, run: _Run) -> None:
                value=round(statistics.median(run.rates[gpu]), 1), unit="Gflop/s",
                detail=f"{run.names.get(gpu, f'GPU {gpu}')}; median of {len(run.rates[gpu])} progress rates; "
                       f"errors {run.errors.get(gpu, 0)}")
+    died = ", ".join(map(str, sorted(run.died))) or None
+    for line, stage, why in run.failures:
+        m = _CHECK.match(why)
+        fb.add(GpuBurnWorkerFailure, line, stage=stage, reason=why.strip(), step=(m["old"] or m["step"]) if m else None,
+               error=(m["err"].strip() or None) if m else None, died=died)
+    unstarted = any(stage in ("test_init", "cuda_init") for _, stage, _ in run.failures)
     for line, gpu, status in run.verdicts:
         fb.add(GpuBurnVerdict, line, gpu=gpu, gpu_name=f"GPU{gpu}", status=status, errors=run.errors.get(gpu),
-               died=gpu in run.died, gpus_tested=run.tested, processed=run.processed.get(gpu))
+               died=gpu in run.died, gpus_tested=run.tested, processed=run.processed.get(gpu),
+               never_started=unstarted and gpu in run.died and not run.processed.get(gpu))
 
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts

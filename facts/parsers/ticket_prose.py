@@ -405,7 +405,12 @@ _REPORTER = re.compile(r"(?<![\w/])(?:I|I'm|I've|I'd)(?![\w/])|\b(?:my|me)\b|\b(
                        #   (ormandj/sglang-glm53-flash-sm120#2: the first person elided; a suspicion and a failure told
                        #   as a story are the reporter's, no program says either)
                        r"|\b(?:appears?|seems?|looks?) (?:to be )?(?:suspicious|suspect|related|responsible)\b"
-                       r"|^\W*The (?:failure|error|crash|hang|problem|issue) (?:began|started|first appeared|happened|occurred) (?:at|when|after|during|on|in)\b")
+                       r"|^\W*The (?:failure|error|crash|hang|problem|issue) (?:began|started|first appeared|happened|occurred) (?:at|when|after|during|on|in)\b"
+                       # After some debugging, enabling NCCL_DEBUG=INFO, it appears that the NCCL init is hitting an OOM
+                       #   condition. It only logs the OOM as a warning, and eventually propagates as a non-specific
+                       #   error. See log dump below.     (jax-ml/jax#4950: what the reporter did, told as a story)
+                       r"|^\W*After (?:some|a bit of|a lot of|much|more|further|hours of|days of) (?:debugging|digging|investigation"
+                       r"|investigating|testing|troubleshooting)\b")
 _WORDS = re.compile(r"[A-Za-z']+")
 
 

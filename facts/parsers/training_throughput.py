@@ -2,22 +2,24 @@
 DeepSpeed's throughput timer, the Hugging Face Trainer's metrics dict, torchtitan's step line.
 
 Sample content (NVIDIA/Megatron-LM#756; superbenchmark tests/data/megatron_deepspeed.log; a Hugging
-Face Trainer GLUE run; torchtitan's Llama 3 8B output in pytorch/ao's pretraining tutorial)::
+Face Trainer GLUE run; torchtitan's Llama 3 8B output in pytorch/ao's pretraining tutorial; llm.c's step line,
+karpathy/llm.c#114)::
 
      [2024-04-06 02:59:36] iteration       43/     100 | consumed samples:         5504 | elapsed time per iteration (ms): 5444.9 | throughput per GPU (TFLOP/s/GPU): 239.8 | ...
     vm-07-14:  iteration        1/       5 | ... | elapsed time per iteration (ms): 76015.3 | ... | samples per second: 26.942 | TFLOPs: 147.61 |
     [2023-11-29 08:55:00,932] [INFO] [timer.py:260:stop] epoch=0/micro_step=3/global_step=3, RunningAvgSamplesPerSec=291.6169137604138, CurrSamplesPerSec=291.6169137604138, MemAllocated=17.54GB, MaxMemAllocated=66.97GB
     {'train_runtime': 437.8544, 'train_samples_per_second': 25.132, 'train_steps_per_second': 3.145, 'train_loss': 0.4564213610768924, 'epoch': 3.0}
     [rank0]:[titan] 2025-06-04 11:02:49,027 - root - INFO - step: 10  loss: 10.4260  memory: 30.89GiB(32.51%)  tps: 6,344  tflops: 367.39  mfu: 37.15%
+    step 19: train loss 4.207106 (took 101.577380 ms)
 
 Facts: ``bench_result`` per framework and metric (test ``megatron``/``deepspeed``/``hf_trainer``/
-``torchtitan``, entity ``job``): the median over the steps reported, the first step left out
+``torchtitan``/``llmc``, entity ``job``): the median over the steps reported, the first step left out
 when there are three or more (it includes compilation and warm-up); the evidence is the last
 line. Megatron: ``iteration_time`` (ms, lower better), ``tflops_per_gpu``,
 ``samples_per_second``; DeepSpeed: ``samples_per_second`` (the last running average, else the
 median of SamplesPerSec); HF Trainer: ``samples_per_second``, ``steps_per_second``,
 ``tokens_per_second`` of the closing ``train_*`` dict; torchtitan: ``tokens_per_second`` (tps
-or wps, per GPU), ``tflops``, ``mfu`` (%).
+or wps, per GPU), ``tflops``, ``mfu`` (%); llm.c: ``iteration_time`` (ms), ``tokens_per_second`` (where printed).
 
 ``training_loss_not_finite`` for a line that says the loss (or the gradient norm) became NaN or
 infinite, in the words the frameworks stop with (detectron2's ``FloatingPointError: Loss became
@@ -90,8 +92,18 @@ _HF_KEY = re.compile(r"'train_(?P<k>samples_per_second|steps_per_second|tokens_p
 # labels before it):
 # 0: [rank0]:2024-11-27 14:29:40,378 - root - INFO - step: 10  loss:  1.5568  memory: 26.47GiB(33.47%)  wps: 1,786  mfu: 10.46%
 _TITAN = re.compile(r"(?: - root - INFO - |^)step:\s*(?P<step>\d+)\s+loss:\s*\S+.*?\s(?:tps|wps): (?P<tps>[\d,]+)(?:\s+tflops: (?P<tflops>\d+(?:\.\d+)?))?(?:\s+mfu: (?P<mfu>\d+(?:\.\d+)?)%)?")
+# llm.c's train_gpt2.cu / train_gpt2.c step line (karpathy/llm.c, its printf over the versions, newest last):
+# step 19: train loss 4.207106 (took 101.577380 ms)                                          (karpathy/llm.c#114, 2024-04)
+# step %d/%d: train loss %f (%f ms)   /   step %4d/%d: train loss %f (%f ms, %d tok/s)
+# step %4d/%d: train loss %f (acc %f) (%f ms, %d tok/s)   /   step %4d/%d: train loss %f norm %.4f lr %.2e (%.2f ms, %.0f tok/s)
+# step %4d/%d | train loss %7.6f | norm %6.4f | lr %.2e | %.2f ms | %.1f%% bf16 MFU | %.0f tok/s
+# step %4d/%d | loss %7.6f (%+.2fz)| norm %6.4f (%+.2fz)| lr %.2e | %.2f ms | %.1f%% bf16 MFU | %.0f tok/s
+_LLMC = re.compile(r"^step\s{1,6}\d{1,9}(?:/\d{1,9})?(?::| \|) (?:train )?loss \S{1,30}(?P<rest>.{0,200}?)"
+                   r"(?:\(took (?P<took>\d+(?:\.\d+)?) ms\)|[(|] ?(?P<ms>\d+(?:\.\d+)?) ms\b)"
+                   r"(?:.{0,60}?(?:, | \| )(?P<tps>\d+(?:\.\d+)?) tok/s)?")
 _DETECT = re.compile(r"\| elapsed time per iteration \(ms\): \d|\[timer\.py:\d+:stop\] .*SamplesPerSec=|\{'train_runtime': \d"
-                     r"|(?: - root - INFO - |\A|\n)step:\s*\d+\s+loss:.*\s(?:tps|wps): \d")
+                     r"|(?: - root - INFO - |\A|\n)step:\s*\d+\s+loss:.*\s(?:tps|wps): \d"
+                     r"|(?:\A|\n)step\s{1,6}\d{1,9}(?:/\d{1,9})?(?::| \|) (?:train )?loss \S{1,30}[^\n]{0,200}?\d ms\b")
 
 
 # A loss that is no longer a number, in the frameworks' own words (real lines from public threads):
@@ -488,7 +500,8 @@ def detect(head: str) -> bool:
         return True
     if wait_in_head(head):
         return True
-    return ("iteration" in head or "SamplesPerSec" in head or "train_runtime" in head or "step:" in head) and _DETECT.search(head) is not None
+    return ("iteration" in head or "SamplesPerSec" in head or "train_runtime" in head or "step:" in head or " ms" in head) \
+        and _DETECT.search(head) is not None
 
 
 def _steady(values: list[float]) -> float:
@@ -527,6 +540,11 @@ def parse(artefact: Artefact) -> ParseResult:
                 # one closing dict per run: the last run of the file stands
                 series[("hf_trainer", k["k"])] = [float(k["v"])]
                 last[("hf_trainer", k["k"])] = n
+            result.lines_used += 1
+        elif line.startswith("step") and (m := _LLMC.match(line)):
+            put("llmc", "iteration_time", float(m["took"] or m["ms"]), n)
+            if m["tps"]:
+                put("llmc", "tokens_per_second", float(m["tps"]), n)
             result.lines_used += 1
         elif m := _TITAN.search(line):
             put("torchtitan", "tokens_per_second", float(m["tps"].replace(",", "")), n)

@@ -381,24 +381,31 @@ def _claim(b: FactBuilder, artefact: Artefact, line: int, summary: str) -> None:
 #   paste puts what programs printed between fences, a line outside them that ticket_prose.reported_error takes for a
 #   reporter's sentence (first person or a hedge, ten words, no failure form, no log stamp) is their claim: a
 #   reported_symptom (the verdict inconclusive), not an error line. A file without fences, or a line inside one or
-#   after a fence left open (an excerpt cut inside its block), is read as before.
+#   after a fence left open (an excerpt cut inside its block), is read as before; the lines before a fence left open
+#   are outside it (jax-ml/jax#4950, the stored excerpt cut inside its "Log output" block: the reporter's paragraph
+#   above it, "I'm working on training script ... crashed with a non specific NCCL error (unhandled system error).",
+#   had read as an error line). A stretch of a paste read on its own (engine/foreign_runs.py) is told its lines
+#   outside the paste's fences (Artefact.unfenced).
 _FENCE_LINE = re.compile(r"^[ \t]{0,3}(?:>[ \t]?){0,4}```")
 
 
 def unfenced_lines(artefact: Artefact) -> set[int]:
-    """The lines (1-based, the artefact's own) outside the fenced code blocks of a paste that has one closed block at
-    least; none when it has none (a paste that fences nothing says nothing of where its output is)."""
-    out, closed = outside_fences((artefact.raw_text if artefact.raw_text is not None else artefact.text).split("\n"))
-    return out if closed else set()
+    """The lines (1-based, the artefact's own) outside the fenced code blocks of a paste that opens one block at least;
+    none when it opens none (a paste that fences nothing says nothing of where its output is)."""
+    if artefact.unfenced is not None:
+        return set(artefact.unfenced)
+    out, fenced = outside_fences((artefact.raw_text if artefact.raw_text is not None else artefact.text).split("\n"),
+                                 opened=True)
+    return out if fenced else set()
 
 
-def outside_fences(rows: list[str]) -> tuple[set[int], bool]:
+def outside_fences(rows: list[str], opened: bool = False) -> tuple[set[int], bool]:
     """The rows (1-based) outside fenced code blocks (after a fence left open: inside, an excerpt cut in its block), the
-    fence rows apart, and whether one block at least was closed."""
+    fence rows apart, and whether one block at least was closed (``opened``: opened)."""
     inside, closed, out = False, False, set()
     for n, line in enumerate(rows, 1):
         if "```" in line and _FENCE_LINE.match(line):
-            closed |= inside
+            closed |= inside or opened
             inside = not inside
             continue
         if not inside:
@@ -567,10 +574,23 @@ _REPL_INPUT = re.compile(
     r"|[A-Za-z_][\w.]{0,200}(?:[ \t]{0,4},[ \t]{0,4}[A-Za-z_][\w.]{0,100}){0,8}[ \t]{0,4}(?:=(?!=)|\(|\[))")
 
 
+# An interactive shell refusing the line just typed at its prompt (a paste of a session: NVIDIA/gdrcopy#50, the
+# maintainer's list of commands typed as they were written, "dmesg (after installation of gdrcopy ...)"):
+# -bash: syntax error near unexpected token `after'
+# bash's parser (parse.y report_syntax_error: "syntax error near unexpected token `%s'", "syntax error: unexpected end
+# of file"); an interactive shell prefixes its own name only ("-bash: " a login shell's, "bash: "), zsh's "zsh: parse
+# error near `%s'". A script's run names the script and its line ("./train.sh: line 12: syntax error ..."): the job's
+# failure, read as before.
+_SHELL_SYNTAX = re.compile(r"\s{0,4}-?(?:ba|z)?sh: (?:syntax error(?: near unexpected token [`'].{0,200}'| near [`'].{0,200}'"
+                           r"|: unexpected end of file)|parse error near [`'].{0,200}')\s*$")
+
+
 def shell_command(line: str) -> bool:
-    """Whether ``line`` is a shell prompt with the command typed at it, or Python's interactive prompt with a
-    statement typed at it (its words are no failure)."""
+    """Whether ``line`` is a shell prompt with the command typed at it, an interactive shell's refusal of the line
+    typed at it, or Python's interactive prompt with a statement typed at it (its words are no failure)."""
     if ">>> " in line and _REPL_INPUT.match(line) is not None:
+        return True
+    if "sh: " in line and _SHELL_SYNTAX.match(line) is not None:
         return True
     return ("$ " in line or "# " in line or ":\\" in line and ">" in line) and _SHELL_COMMAND.match(line) is not None
 

@@ -49,6 +49,35 @@ def test_gpu_burn_died_flag():
     assert v[0].died and not v[1].died and [f.entity for f in _results(r)] == ["gpu1"]
 
 
+def test_gpu_burn_worker_that_could_not_start_its_test():
+    # wilicc/gpu-burn#52 (a K80 host): GPU 0's worker could not load compare.ptx, the parent's progress shows it -1 and
+    # "(DIED!)" with a garbage count, the excerpt cut inside its last record (the capture's end, not a problem)
+    r = _parse(gpu_burn, "gpu_burn/gpu_burn52_k80_load_module_died.txt")
+    (f,) = [f for f in r.facts if f.kind == "gpu_burn_worker_failure"]
+    assert (f.stage, f.step, f.error, f.died, f.evidence.line) == ("test_init", "load module", None, "0", 9)
+    assert not r.errors and [h.limit for h in r.limits] == ["cut_short"]
+    # the 2023+ form (file and line, CUDA's own words), the no-step form, a reason of gpu-burn's own, the parent's
+    # last words, and the verdict of the GPU that never started (CONSTRUCTED from gpu_burn-drv.cpp's formats)
+    text = ("GPU 0: Tesla K80 (UUID: GPU-00000000-0000-0000-0000-000000000000)\n"
+            "GPU 1: Tesla K80 (UUID: GPU-00000000-0000-0000-0000-000000000001)\n"
+            "Couldn't init a GPU test: Error in load module (gpu_burn-drv.cpp:244): device kernel image is invalid\n"
+            "Couldn't init a GPU test: Error: CUDA_ERROR_UNKNOWN\n"
+            "Couldn't init a GPU test: Low mem for result. aborting.\n"
+            "100.0%  proc'd: -1 (0 Gflop/s) - 636 (2085 Gflop/s)   errors: 77  (DIED!)- 0   temps: 33 C - 30 C \n"
+            "\n\nNo clients are alive!  Aborting\n\nTested 2 GPUs:\n\tGPU 0: FAULTY\n\tGPU 1: OK\n")
+    r = _parse(gpu_burn, text=text)
+    got = [(f.stage, f.step, f.error, f.died) for f in r.facts if f.kind == "gpu_burn_worker_failure"]
+    assert got == [("test_init", "load module", "device kernel image is invalid", "0"),
+                   ("test_init", None, "CUDA_ERROR_UNKNOWN", "0"), ("test_init", None, None, "0"),
+                   ("no_workers", None, None, "0")]
+    v = {f.gpu: f for f in r.facts if f.kind == "gpu_burn_verdict"}
+    assert v[0].never_started and not v[1].never_started
+    # must not: a GPU that computed before it died is no worker that never started (CONSTRUCTED)
+    died_late = text.replace("proc'd: -1 (0 Gflop/s)", "proc'd: 512 (2000 Gflop/s)")
+    v = {f.gpu: f for f in _parse(gpu_burn, text=died_late).facts if f.kind == "gpu_burn_verdict"}
+    assert not v[0].never_started
+
+
 def test_gpu_burn_runs_pasted_one_after_the_other_and_an_ok_that_compared_nothing(tmp_path):
     """Wild sweep J3 (wilicc/gpu-burn#124, a control read HEALTHY): an A500's run (progress to 100 %, errors 0, cut
     before its verdicts) and then an A2000's that printed no progress line and closed "GPU 0: OK" were read as one GPU
@@ -240,6 +269,21 @@ def test_torchtitan_step_line_after_its_logging_stamp_is_taken_off():
     assert _value(_parse(training_throughput, text="step: 20  loss:  1.4  memory: 26.47GiB(33.47%)  wps: 1,800  mfu: 10.5%"),
                   test="torchtitan", metric="tokens_per_second") == 1800.0
     assert not training_throughput.detect("step: 20 of the migration: see the notes")
+
+
+def test_llmc_step_lines():
+    # karpathy/llm.c#114 (an RTX 3060, TF32 off): "step N: train loss X (took Y ms)", the excerpt cut inside step 19's
+    r = _parse(training_throughput, "training_throughput/llmc114_rtx3060_steps_tf32_off.txt")
+    assert _value(r, test="llmc", metric="iteration_time") == 101.5882 and not r.errors
+    # CONSTRUCTED from llm.c's later printf forms (train_gpt2.cu): the step time and tokens per second of each
+    for line in ("step    3/10: train loss 4.5 (acc 4.4) (101.5 ms, 40321 tok/s)",
+                 "step    3/10 | train loss 4.500000 | norm 1.2345 | lr 6.00e-04 | 101.50 ms | 40.1% bf16 MFU | 40321 tok/s",
+                 "step    3/10 | loss 4.500000 (+0.12z)| norm 1.2345 (-0.50z)| lr 6.00e-04 | 101.50 ms | 40.1% bf16 MFU | 40321 tok/s"):
+        r = _parse(training_throughput, text=line + "\n")
+        assert (_value(r, test="llmc", metric="iteration_time"), _value(r, test="llmc", metric="tokens_per_second")) == (101.5, 40321.0), line
+    # must not: a sentence about a step's loss, a step line without its time
+    assert not training_throughput.detect("step 3: the loss was fine but it took 100 ms longer\n")
+    assert not training_throughput.detect("step 3: train loss 4.5\n")
 
 
 def test_training_first_step_left_out_only_with_three_or_more():

@@ -28,3 +28,16 @@ def test_fixture():
     assert nixl_log.detect(text)
     (f,) = nixl_log.parse(Artefact(path="worker.log", text=text)).facts
     assert f.evidence.line == 2 and f.status == "NIXL_ERR_BACKEND"
+    assert f.call is None  # (vLLM's logger printed the exception's repr, no frame above it)
+
+
+def test_the_call_the_last_frame_shows():
+    # ai-dynamo/nixl#334: registering a CUDA tensor; the frame's source line above the exception names registerMem
+    text = open("fixtures/artefacts/nixl_log/nixl334_register_vram_backend_error.txt").read()
+    (f,) = nixl_log.parse(Artefact(path="out.txt", text=text)).facts
+    assert (f.evidence.line, f.call) == (7, "registerMem")
+    # must not: a line above that is no frame's source (a logger's line, a sentence), or a source line without its
+    # frame line above it (CONSTRUCTED near misses)
+    for above in ("INFO 05-19 registering memory", "    self.agent.registerMem(reg_descs, handle_list)"):
+        (f,) = nixl_log.parse(Artefact(path="o", text=above + "\nnixl._bindings.nixlBackendError: NIXL_ERR_BACKEND\n")).facts
+        assert f.call is None, above

@@ -221,6 +221,12 @@ def test_a_suspicion_and_a_story_are_the_reporters_sentences():
     assert not ticket_prose.reported_error(
         "ERROR: An NVIDIA kernel module 'nvidia-drm' appears to already be loaded in your kernel, so the installer failed.")
     assert not ticket_prose.reported_error("The failure began because the NCCL communicator could not be created on rank 3")
+    # jax-ml/jax#4950: what the reporter did, told as a story ("After some debugging, ..."); CONSTRUCTED near miss: a
+    # program's "after N retries" is no story's opener
+    assert ticket_prose.reported_error(
+        "After some debugging, enabling NCCL_DEBUG=INFO, it appears that the NCCL init is hitting an OOM condition. It only "
+        "logs the OOM as a warning, and eventually propagates as a non-specific error. See log dump below.")
+    assert not ticket_prose.reported_error("After 5 retries the connection to the NCCL bootstrap root failed with error 111 on rank 3")
 
 
 def test_environment_lists_and_bold_keys_are_prose():

@@ -335,6 +335,11 @@ def test_a_command_typed_at_a_prompt_is_no_error_line():
     # NVIDIA/nvidia-docker#498: cmd.exe's default prompt ($P$G), the command right after its ">"; PowerShell's (CONSTRUCTED)
     "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v8.0\\extras\\demo_suite>bandwidthTest.exe",
     "PS C:\\Users\\me> nvidia-smi --query-gpu=ecc.errors.uncorrected.volatile.total --format=csv",
+    # NVIDIA/gdrcopy#50: an interactive bash refusing the words typed at its prompt; bash's and zsh's other forms
+    # (CONSTRUCTED from parse.y's report_syntax_error and zsh's parse error)
+    "-bash: syntax error near unexpected token `after'",
+    "bash: syntax error: unexpected end of file",
+    "zsh: parse error near `)'",
 ])
 def test_prompt_forms(line):
     from stethoscope.facts.parsers.unrecognised_text import shell_command
@@ -350,6 +355,7 @@ def test_prompt_forms(line):
     "node1: error: task 0 launch failed",
     ">>> RuntimeError: CUDA error: uncorrectable ECC error encountered",  # a log line behind a quote's ">>> ": no statement
     "C:\\jobs\\train>Error: CUDA failure 35 in cudaGetDeviceCount",  # a log line behind a Windows prompt: no command word
+    "./train.sh: line 12: syntax error near unexpected token `fi'",  # a script's syntax error: the job's failure
 ])
 def test_not_a_prompt_keeps_its_error(line):
     from stethoscope.facts.parsers.unrecognised_text import shell_command
@@ -1036,3 +1042,21 @@ def test_an_exception_line_under_a_frame_with_no_source_line_is_the_error():
     assert [n for n, _ in _unrecognised_normalised(code)[0]] == [4]
     flat = 'Traceback (most recent call last):\nFile "train.py", line 10, in <module>\nraise RuntimeError("bad")\n'
     assert [n for n, _ in _unrecognised_normalised(flat)[0]] == []
+
+
+def test_a_reporters_sentences_before_a_fence_left_open_are_their_claims():
+    # jax-ml/jax#4950 (the stored excerpt, cut inside its "Log output" block): the paragraphs above the fence are the
+    # reporter's, read as claims; before, "I'm working on training script ... crashed with a non specific NCCL error"
+    # and "After some debugging, ... propagates as a non-specific error." were errors nobody explains (FAULTY)
+    from stethoscope.engine.parse_pool import parse_one
+
+    text = (ROOT / "fixtures/artefacts/nccl_log/jax4950_prose_then_fence_left_open.txt").read_text()
+    facts = parse_one(Artefact(path="out.txt", text=text)).facts
+    assert not [f for f in facts if f.kind == "text_error_line"]
+    assert 2 in [f.evidence.line for f in facts if f.kind == "reported_symptom"]
+    # must not (CONSTRUCTED): the same sentence inside the block left open, or a program's error line above the fence,
+    # stays an error line
+    inside = "Log output\n```\nI'm working on it and it crashed with a non specific NCCL error (unhandled system error) again.\n"
+    assert _unrecognised(inside) != []
+    above = "RuntimeError: NCCL error: unhandled system error\n\nLog output\n```\nnode1:1:1 [0] NCCL INFO Bootstrap\n"
+    assert [n for n, _ in _unrecognised(above)] == [1]
