@@ -33,7 +33,8 @@ its clients (OpenRLHF/OpenRLHF#1040), and a store or peer connection closed from
 
 Facts: ``torch_rendezvous_error`` (``error``: timeout | connection | closed | store_timeout |
 state | clients_timeout (``clients_joined`` of ``clients_expected``) | connection_lost (the
-other end closed the socket: ECONNRESET, EPIPE; also a Gloo pair's "Connection closed by peer"), the endpoint and timeout when printed; the launch config's ``rdzv_endpoint``, ``min_nodes``
+other end closed the socket: ECONNRESET, EPIPE; also a Gloo pair's "Connection closed by peer", and a joined node's
+keep-alive or shutdown failing with RendezvousConnectionError, ``during_rendezvous`` false), the endpoint and timeout when printed; the launch config's ``rdzv_endpoint``, ``min_nodes``
 when the file shows them); ``torch_rendezvous_join`` for each node that took part (``attempt``: the
 agent began its rendezvous or a node asked to join; ``joined``: a node joined a round; ``host``
 from the node descriptor ``{addr}_{pid}_{local_id}``, else the file's node). The exception names are PyTorch's own
@@ -58,6 +59,18 @@ KIND = "torch_elastic"
 # torch.distributed.elastic.rendezvous.api.RendezvousError: Unexpected state of EtcdRendezvousHandler, worker needs to die.
 #   (the base class, etcd_rendezvous.py and c10d_rendezvous_backend.py 1.9+; RendezvousGracefulExitError, 2.4+, is no failure)
 RDZV = re.compile(r"\bRendezvous(?P<which>Timeout|Connection|Closed|State)?Error\b:?(?P<msg>[^\"\n]*)")
+# a node that had joined, failing to reach the rendezvous afterwards: the dynamic rendezvous's keep-alive timer (every
+# keep_alive_interval, 5 s) and its shutdown() on the agent's way out, each logger.warning with the error's class name
+# (torch/distributed/elastic/rendezvous/dynamic_rendezvous.py _keep_alive and shutdown, 1.9 on):
+#   f"The node '{self._this_node}' has failed to send a keep-alive heartbeat to the rendezvous '{run_id}' due to an error of type {type(ex).__name__}."
+#   f"The node '{self._this_node}' has failed to shutdown the rendezvous '{run_id}' due to an error of type {type(ex).__name__}."
+# WARNING:torch.distributed.elastic.rendezvous.dynamic_rendezvous:The node 'docker.b_3427_0' has failed to send a keep-alive heartbeat to the rendezvous 'test' due to an error of type RendezvousConnectionError.   (pytorch/pytorch#67742)
+# W0813 22:23:32.979031 140204091807488 torch/distributed/elastic/rendezvous/dynamic_rendezvous.py:1267] The node 'xxxxx' has failed to send a keep-alive heartbeat to the rendezvous '100' due to an error of type RendezvousTimeoutError.
+# The nodes had met: the store behind the rendezvous (the c10d backend's TCPStore, hosted by the agent at the endpoint)
+# went away or stopped answering mid-run; not a failure to meet (torch_rendezvous_failed). RendezvousConnectionError is the
+# store's connection lost (error connection_lost); another class is read as that error, outside the rendezvous.
+POST_JOIN = re.compile(r"The node '[^'\n]{0,300}' has failed to (?P<op>send a keep-alive heartbeat to|shutdown) the rendezvous "
+                       r"'[^'\n]{0,300}' due to an error of type Rendezvous(?P<which>Timeout|Connection|Closed|State)?Error\b")
 # [E socket.cpp:793] [c10d] The client socket has timed out after 60s while trying to connect to (IP1, 2222).
 # torch.distributed.DistNetworkError: The client socket has timed out after 1800000ms while trying to connect to
 #   [E socket.cpp:1019] The client socket has timed out after 900000ms while trying to connect   (kubeflow/sdk#142: cut before "to")
@@ -278,7 +291,8 @@ def parse(artefact: Artefact) -> ParseResult:
     ep = ENDPOINT.search(text)
     mn = MIN_NODES.search(text)
     config = {"endpoint": ep["ep"] if ep else None, "min_nodes": int(mn["n"]) if mn else None}
-    agent_error = "Rendezvous" in text and RDZV.search(text) is not None
+    agent_error = "Rendezvous" in text and any(RDZV.search(raw) is not None and POST_JOIN.search(raw) is None
+                                               for raw in text.split("\n") if "Rendezvous" in raw)
     # the barriers this file shows ended: completed (their waits were progress; key None: 1.10-1.11's line names none)
     # or timed out (the timeout's own line tells the same wait, with its count)
     ended = {m["key"] for m in COMPLETED.finditer(text)} if "Completed store-based" in text else set()
@@ -313,6 +327,13 @@ def parse(artefact: Artefact) -> ParseResult:
             endpoint = f"{m['host']}:{m['port']}" if m.groupdict().get("host") else config["endpoint"]
             b.add(TorchRendezvousError, line, error="store_timeout", message=raw.strip()[:300],
                   endpoint=endpoint, timeout_s=secs, min_nodes=config["min_nodes"], during_rendezvous=agent_error)
+            result.lines_used += 1
+            continue
+        m = POST_JOIN.search(raw) if "has failed to" in raw else None
+        if m:
+            which = (m["which"] or "rendezvous").lower()
+            b.add(TorchRendezvousError, line, error="connection_lost" if which == "connection" else which,
+                  message=raw.strip()[:300], during_rendezvous=False, **config)
             result.lines_used += 1
             continue
         m = RDZV.search(raw)

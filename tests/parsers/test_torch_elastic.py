@@ -303,3 +303,24 @@ def test_store_connect_timeout_1x_real():
 def test_other_connect_timeouts_are_not_the_store(line):
     assert not torch_elastic.detect(line + "\n")
     assert torch_elastic.parse(Artefact(path="x", text=line + "\n", node="n1")).facts == []
+
+
+def test_keepalive_heartbeat_failure_is_a_lost_store_after_the_nodes_met():
+    # pytorch/pytorch#67742: node.b's keep-alive after node.a (the store's host) was killed; the cut shutdown line stays unread
+    r = parse("pytorch67742_keepalive_heartbeat_connection_error.log", node="node-b")
+    errors = [f for f in r.facts if f.kind == "torch_rendezvous_error"]
+    assert [(f.error, f.during_rendezvous, f.evidence.line) for f in errors] == [("connection_lost", False, 1)]
+
+
+def test_keepalive_or_shutdown_failure_of_another_class_is_outside_the_rendezvous():
+    # CONSTRUCTED from dynamic_rendezvous.py's two f-strings (_keep_alive and shutdown); a store timeout beside them is the
+    # store client's own (during_rendezvous false), not the agent's
+    text = ("W0813 22:23:32.979031 140204091807488 torch/distributed/elastic/rendezvous/dynamic_rendezvous.py:1267] The node "
+            "'node1_1234_0' has failed to send a keep-alive heartbeat to the rendezvous '100' due to an error of type "
+            "RendezvousTimeoutError.\n"
+            "W0813 22:24:02.000000 140204091807488 torch/distributed/elastic/rendezvous/dynamic_rendezvous.py:1300] The node "
+            "'node1_1234_0' has failed to shutdown the rendezvous '100' due to an error of type RendezvousConnectionError.\n"
+            "[E socket.cpp:1019] The client socket has timed out after 900000ms while trying to connect to (10.0.0.1, 29400).\n")
+    errors = [f for f in torch_elastic.parse(Artefact(path="a.log", text=text, node="n1")).facts if f.kind == "torch_rendezvous_error"]
+    assert [(f.error, f.during_rendezvous) for f in errors] == [
+        ("timeout", False), ("connection_lost", False), ("store_timeout", False)]
