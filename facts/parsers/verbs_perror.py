@@ -35,7 +35,17 @@ sgl-project/sglang#6894 and kvcache-ai/Mooncake#454: Mooncake's rdma_context.cpp
     E0605 10:48:27.885119 10136 rdma_context.cpp:203] Failed to register memory 0x7b375b400000: Invalid argument [22]
     E0605 17:54:16.878770 178707 rdma_context.cpp:198] Failed to register memory 0x7f56e6600000: Numerical result out of range [34]"
 
-Only the bare ``<call>: <strerror>`` form is this reader's: UCX's ``ibv_create_cq(cqe=4096) failed:
+A program that prints the number a posting call returned (``ibv_post_send``, ``ibv_post_recv`` return an
+errno value, not -1) in its own words, "<call> failed with error[ code][:] <n>", is read as that call failing
+with that errno. Samples (real, ydb-platform/nbs#2690: NBS's block-store RDMA log, whose own strerror text
+after the number came out garbled; and the form RDMA examples print, ``fprintf(stderr, "ibv_post_send
+failed with error: %d\n", rc)``, ``"... failed with error code:%d,reason=%s"``)::
+
+    2024-11-25T22:44:39.878920Z :BLOCKSTORE_RDMA ERROR: [1245282948318403695] ibv_post_recv failed with error 12: 0...
+
+NCCL's ``Call to ibv_modify_qp failed with error Invalid argument`` (a strerror text, not a number) stays nccl_log's.
+
+Only the bare ``<call>: <strerror>`` form is this reader's among the other forms: UCX's ``ibv_create_cq(cqe=4096) failed:
 ...`` and ``mlx5_0: ibv_create_cq() failed: ...`` (ucx_log), NCCL's ``Call to ibv_modify_qp failed
 with error Invalid argument`` (nccl_log) and perftest's own messages (perftest) are their readers'.
 The text after ": " must be a strerror() text of this C library (``os.strerror``), so a call's name
@@ -71,6 +81,9 @@ _MR = re.compile(r"(?i:\bfailed to register memory)(?: (?:region )?(?:0x[0-9a-fA
                  r"(?: \[(?P<errno>\d{1,4})\]| \(os error (?P<os>\d{1,4})\))?[,.;]?[\"'`]?(?:\.\.\.)?\s*$", re.M)
 # could not create loopback QP for device rdmap16s27: failed to create queue pair (QP): ...   (Monarch, on one line or broken after the colon)
 _QP_DEVICE = re.compile(r"\bQP for device (?P<dev>[A-Za-z][\w.-]{0,63}):\s*$")
+# 2024-11-25T22:44:39.878920Z :BLOCKSTORE_RDMA ERROR: [1245282948318403695] ibv_post_recv failed with error 12: 0...   (ydb-platform/nbs#2690)
+# ibv_post_send failed with error code:12,reason=Cannot allocate memory        (an RDMA example's fprintf of the returned value)
+_RETURNED = re.compile(r"(?<![\w.>-])(?P<call>ibv_[a-z][a-z0-9_]{1,40})(?:\(\))? failed with error(?: code)?:? ?(?P<num>-?\d{1,4})\b")
 #: the C library's strerror texts ("Invalid argument", "Bad address", "Cannot allocate memory", ...)
 _STRERRORS = frozenset(os.strerror(n) for n in sorted(set(_errno.errorcode)))
 
@@ -78,7 +91,22 @@ _STRERRORS = frozenset(os.strerror(n) for n in sorted(set(_errno.errorcode)))
 def detect(head: str) -> bool:
     return (("ibv_" in head and any(m["err"] in _STRERRORS for m in _LINE.finditer(head)))
             or ("QP" in head and any(m["err"] in _STRERRORS for m in _QP.finditer(head)))
-            or ("register memory" in head and any(m["err"] in _STRERRORS for m in _MR.finditer(head))))
+            or ("register memory" in head and any(m["err"] in _STRERRORS for m in _MR.finditer(head)))
+            or ("failed with error" in head and any(_returned(head, m) is not None for m in _RETURNED.finditer(head))))
+
+
+def _returned(text: str, m: re.Match[str]) -> tuple[str, int | None] | None:
+    """(strerror text, errno) of a "<call> failed with error <n>" match; None where the words are NCCL's
+    ("Call to <call> failed with error ..." is nccl_log's, whatever follows) or the number no errno."""
+    if text.endswith("Call to ", 0, m.start()):
+        return None
+    n = int(m["num"])
+    if n == -1:  # a call that returns -1 and sets errno: the number says nothing more
+        return "returned -1", None
+    n = abs(n)  # some programs print the negated errno
+    if n not in _errno.errorcode:
+        return None
+    return os.strerror(n), n
 
 
 def _qp_device(artefact: Artefact, n: int, m: re.Match[str]) -> tuple[str | None, bool]:
@@ -105,6 +133,7 @@ def parse(artefact: Artefact) -> ParseResult:
             seen.add((m["call"], m["err"]))
             fb.add(VerbsCallFailed, n, call=m["call"], error=m["err"])
     _registrations(artefact, fb, result, seen)
+    _returned_numbers(artefact, fb, result, seen)
     if "QP" not in artefact.text:
         return result
     found: dict[str, dict] = {}  # one fact per error: the first line, the device and errno any of its lines gives
@@ -139,9 +168,26 @@ def _registrations(artefact: Artefact, fb: FactBuilder, result: ParseResult, see
             fb.add(VerbsCallFailed, n, call="ibv_reg_mr", error=m["err"], errno=int(num) if num else None)
 
 
+def _returned_numbers(artefact: Artefact, fb: FactBuilder, result: ParseResult, seen: set[tuple[str, str]]) -> None:
+    """A call's failure as the number it returned ("ibv_post_recv failed with error 12"): one fact per call and
+    error a file (every posted request of a full queue prints one)."""
+    if "failed with error" not in artefact.text:
+        return
+    for n, m in iter_matches(_RETURNED, artefact):
+        got = _returned(artefact.text, m)
+        if got is None:
+            continue
+        result.lines_used += 1
+        err, num = got
+        if (m["call"], err) not in seen:
+            seen.add((m["call"], err))
+            fb.add(VerbsCallFailed, n, call=m["call"], error=err, errno=num)
+
+
 #: line signatures (facts/classify.py)
 SIGNATURES = (r"(?m)\bibv_[a-z][a-z0-9_]{1,40}: [A-Z][A-Za-z' /-]{2,60}[,.;]?\s*$",
               r"(?m)(?i:\bfailed to create) (?:extended )?(?:queue pair \(QP\)|QP): [A-Z][A-Za-z' /-]{2,60}"
               r"(?: \[\d{1,4}\]| \(os error \d{1,4}\))?[,.;]?[\"'`]?\s*$",
               r"(?m)(?i:\bfailed to register memory)(?: (?:region )?(?:0x[0-9a-fA-F]{1,16}|\(nil\)))?: [A-Z][A-Za-z' /-]{2,60}"
-              r"(?: \[\d{1,4}\]| \(os error \d{1,4}\))?[,.;]?[\"'`]?(?:\.\.\.)?\s*$")
+              r"(?: \[\d{1,4}\]| \(os error \d{1,4}\))?[,.;]?[\"'`]?(?:\.\.\.)?\s*$",
+              r"\bibv_[a-z][a-z0-9_]{1,40}(?:\(\))? failed with error(?: code)?:? ?-?\d{1,4}\b")

@@ -120,3 +120,25 @@ def test_a_register_memory_failure_once_per_error():
 def test_other_register_memory_lines_are_not_this(line):
     assert not verbs_perror.detect(line + "\n")
     assert _facts(line + "\n") == []
+
+
+def test_a_posting_call_s_returned_errno_is_read():
+    # ydb-platform/nbs#2690 (fixtures/artefacts/verbs_completion): NBS prints the number ibv_post_recv returned
+    text = (FIX.parent / "verbs_completion" / "nbs_recv_retry_exc.log").read_text()
+    assert verbs_perror.detect(text)
+    facts = _facts(text)
+    assert [(f.call, f.error, f.errno) for f in facts] == [("ibv_post_recv", "Cannot allocate memory", 12)]
+    assert "ibv_post_recv failed with error 12" in facts[0].evidence.text
+
+
+@pytest.mark.parametrize("line, want", [
+    # CONSTRUCTED from RDMA examples' fprintf forms of the returned value ("error code:%d,reason=%s", "error: %d")
+    ("ibv_post_send failed with error code:12,reason=Cannot allocate memory", [("ibv_post_send", "Cannot allocate memory", 12)]),
+    ("ibv_post_send failed with error: 22", [("ibv_post_send", "Invalid argument", 22)]),
+    ("ibv_post_send failed with error: -1", [("ibv_post_send", "returned -1", None)]),
+    # NCCL's words are nccl_log's, and a number no errno has is not read
+    ("node1:1:2 [0] NCCL WARN Call to ibv_post_send failed with error 12", []),
+    ("ibv_post_send failed with error 9999", []),
+])
+def test_returned_number_forms(line, want):
+    assert [(f.call, f.error, f.errno) for f in _facts(line + "\n")] == want
