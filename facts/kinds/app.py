@@ -19,7 +19,7 @@ class CudaError(Fact):
     code: int | None = None  # the catalogue entry's code
     printed_code: int | None = None  # the number as printed (CUDA <= 9 numbered differently)
     message: str
-    form: str  # torch | quoted | numbered | thc | pytorch_init | init | cuda_gdb | check | curesult | error_code | name_only | phrase | library_status | triton_out_of_resources | trtllm_peer_access | nan_check | ...
+    form: str  # torch | quoted | numbered | thc | pytorch_init | init | cuda_gdb | check | curesult | error_code | name_only | phrase | quoted_text | library_status | triton_out_of_resources | trtllm_peer_access | nan_check | ...
     #            | library_status | device_assert | triton_out_of_resources | cutlass_status (CUTLASS's kErrorInsufficientDriver)
     #            | nan_check (c10d's TORCH_NCCL_NAN_CHECK assert: a NaN in a collective's input, not a kernel fault)
     source_file: str | None = None  # "Cuda error <file>:<line> '...'" forms

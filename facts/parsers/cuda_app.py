@@ -610,7 +610,7 @@ MARKERS = ("cudaError", "hipError", "CUDA_ERROR_", "CUDA error", "CUDA driver er
            "CUDA failure", "Cuda failure", "cuda runtime error", "THCudaCheck FAIL", "cudaGetDeviceCount", "cuInit",
            "NVIDIA driver on your system", "CUDA unknown error", "CUDA driver initialization failed",
            "Cuda API error detected", "failed to initialize CUDA", "failed to initialise CUDA", "(error code ",
-           "cudaSuccess", "CUDA_SUCCESS", "CUresult(", oom_message.MARKER, oom_message.XLA_MARKER,
+           "cudaSuccess", "CUDA_SUCCESS", "CUresult(", oom_message.MARKER, oom_message.TAIL_MARKER, oom_message.XLA_MARKER,
            "_STATUS_", "CUFFT_", "NVRTC_ERROR_", "Failed to get convolution algorithm", "] Assertion `",
            "DNN library initiali", "Loaded runtime CuDNN", "cuDNN algorithm", "convolution algorithms available",
            "unable to find an engine", "out of resource: ", "OOM when allocating tensor", "Error (", "Error in ",
@@ -636,6 +636,8 @@ DETECT = re.compile(
     r"|cuda runtime error \(|THCudaCheck FAIL|Error \d+: |cudaGetDeviceCount returned|failed call to cuInit"
     r"|NVIDIA driver on your system is too old|Found no NVIDIA driver|CUDA unknown error - |CUDA driver initialization failed"
     r"|CUDA out of memory\.|Cuda API error detected: |failed to initiali[sz]e CUDA: "
+    # PyTorch's out-of-memory message pasted from its size on (cuda_oom_message.TAIL)
+    r"|\bTried to allocate [^\s;()]{1,40} (?:bytes|B|KiB|MiB|GiB|TiB)(?: \(GPU \d+; |\. GPU \d+ has a total capac)"
     r"|\bError (?:in [^\n()]{1,80} )?\([\w./-]+\.(?:cpp|cu|cc|c):\d+\): "
     # bounded runs: unbounded ones backtrack over a long line once per 'Check failed' and 'cudaSuccess' in it
     r"|Check failed: [^\n]{0,300}?(?:cudaSuccess|CUDA_SUCCESS)[^\n]{0,300}? vs\. |failed call to cu\w+: CUresult\("
@@ -669,7 +671,7 @@ DETECT = re.compile(
 )
 _DETECT_GATES = ("cudaError", "hipError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", "HIP error: ", "CUDA Error", "CUDA ERROR", "Cuda error", "Error [CUDA]",
                  "CUDA failure", "Cuda failure", "cuda runtime error", "THCudaCheck", "cudaGetDeviceCount", "cuInit",
-                 "NVIDIA driver", "CUDA unknown error", "CUDA driver initialization", "CUDA out of memory",
+                 "NVIDIA driver", "CUDA unknown error", "CUDA driver initialization", "CUDA out of memory", oom_message.TAIL_MARKER,
                  "Cuda API error detected", "failed to initiali", "cudaSuccess", "CUDA_SUCCESS", "CUresult(",
                  "_STATUS_", "CUFFT_", "NVRTC_ERROR_", "Failed to get convolution", "] Assertion `", "RESOURCE_EXHAUSTED",
                  "DNN library initiali", "Loaded runtime CuDNN", "cuDNN algorithm", "convolution algorithms available",
@@ -705,7 +707,8 @@ def detect(text: str) -> bool:
     # a number and a text printed together only where they agree (CODE_AND_TEXT)
     if "rror" in text and any(_agreeing(m) for m in CODE_AND_TEXT.finditer(text)):
         return True
-    return catalogue.text_has_phrase(text)  # one RE2 (DFA) pass over the catalogue's phrases
+    # one RE2 (DFA) pass over the catalogue's phrases, one over its shorter texts quoted whole
+    return catalogue.text_has_phrase(text) or catalogue.text_has_quoted(text)
 
 
 def _agreeing(m: re.Match) -> tuple[catalogue.Entry, str] | None:
@@ -748,10 +751,8 @@ def parse(artefact: Artefact) -> ParseResult:
         rank = global_rank(artefact, line, no)
         p = PID.search(line) or PID.search(artefact.raw_line(no))  # also a Ray tag's pid= (facts/lines.py)
         pid = int(p["pid"]) if p else None
-        if oom_message.MARKER in line:
-            rec = oom_message.read(line)
-            if rec is None:
-                continue
+        # "Tried to allocate" alone (the message pasted from its size on) is read where its device clause follows
+        if (oom_message.MARKER in line or oom_message.TAIL_MARKER in line) and (rec := oom_message.read(line)) is not None:
             used.add(no)
             if "error" in rec:
                 b.error(no, rec["error"])
@@ -760,6 +761,8 @@ def parse(artefact: Artefact) -> ParseResult:
             if key not in seen:
                 seen.add(key)
                 b.add(CudaOom, no, text=line, rank=rank, pid=pid, **rec)
+            continue
+        if oom_message.MARKER in line:
             continue
         if oom_message.XLA_MARKER in line or "OOM when allocating tensor" in line or any(k in line for k in OOM_MARKERS):
             rec = oom_message.read_xla(line) or _read_tf_oom(line) or _read_other_oom(line)
@@ -800,12 +803,15 @@ def parse(artefact: Artefact) -> ParseResult:
             seen.add(key)
             b.add(CudaError, no, text=line, rank=rank, pid=pid, api_call=_api_call(line), **rec)
     _emit_reported(b, reported, seen)
-    for no, line in _phrase_lines(artefact, used):
-        found = catalogue.find_phrase(line)
-        if found is None or _owned(line):
-            continue
-        entry, printed = found
-        _add_entry(artefact, b, used, seen, no, line, entry, printed, "phrase")
+    # the catalogue's longer texts anywhere on a line, then its shorter ones quoted whole
+    for lines, find, form in ((_phrase_lines, catalogue.find_phrase, "phrase"),
+                              (_quoted_lines, catalogue.find_quoted, "quoted_text")):
+        for no, line in lines(artefact, used):
+            found = find(line)
+            if found is None or _owned(line):
+                continue
+            entry, printed = found
+            _add_entry(artefact, b, used, seen, no, line, entry, printed, form)
     _read_code_and_text(artefact, b, used, seen)
     used.update(no for no, line, _s, _e in marked_lines(artefact, BOILERPLATE_MARKERS) if BOILERPLATE.match(line))
     result.lines_used = len(used)
@@ -853,6 +859,15 @@ def _phrase_lines(artefact: Artefact, used: set[int]):
         if "Last error:" in line or (no > 1 and lines[no - 2].rstrip().endswith("Last error:")):
             continue  # NCCL's message forwarded by PyTorch: torch_log reads it
         yield no, line
+
+
+def _quoted_lines(artefact: Artefact, used: set[int]):
+    """(line number, line) of the lines not read already that quote a shorter catalogue text whole."""
+    if not catalogue.text_has_quoted(artefact.text):
+        return
+    for no, line in enumerate(artefact.lines, 1):
+        if no not in used and catalogue.text_has_quoted(line):
+            yield no, line
 
 
 def _read_code_and_text(artefact: Artefact, b: FactBuilder, used: set[int], seen: set[tuple]) -> None:
@@ -1170,7 +1185,7 @@ def _api_call(line: str) -> str | None:
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (DETECT, ERROR_CODE.pattern, RETURNED_CODE.pattern, catalogue.phrase_pattern(),
+SIGNATURES = (DETECT, ERROR_CODE.pattern, RETURNED_CODE.pattern, catalogue.phrase_pattern(), catalogue.quoted_pattern(),
               # RUNTIME_ERROR_IN and TRITON_CUDA_STATUS without their line end (a signature is searched in the whole text)
               r"\bCUDA runtime error in [^\n]{1,300}: [^\n:()]",
               r"\b(?:unable to get number of CUDA devices|pinned memory pool will not be available"

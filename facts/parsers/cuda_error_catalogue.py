@@ -156,6 +156,53 @@ def text_has_phrase(text: str) -> bool:
     return _phrase_re().search(text) is not None
 
 
+#: a text of this many words, fewer than PHRASE_MIN_WORDS, is CUDA's where quotation marks hold it and nothing else: a
+#: reporter quoting the message (jcjohnson/neural-style#312: I get an “uncorrectable ECC error encountered” after 600
+#: iteration); the 3-word texts ("out of memory", "file not found") stay ordinary English even quoted
+QUOTED_MIN_WORDS = 4
+#: the marks a quotation opens and closes with (straight, typographic, backtick, guillemets, CJK corner brackets)
+_OPEN, _CLOSE = "\"'`“‘«「", "\"'`”’»」"
+
+
+@lru_cache(maxsize=1)
+def quoted_texts() -> tuple[tuple[str, Entry], ...]:
+    """(lower-case text, entry) for every text of QUOTED_MIN_WORDS words up to PHRASE_MIN_WORDS (a longer one is a
+    phrase, found anywhere), runtime before driver (the precedence of :func:`by_text`)."""
+    seen: dict[str, Entry] = {}
+    for e in entries():
+        for t in (e.text, *e.texts):
+            t = t.rstrip(".")
+            if QUOTED_MIN_WORDS <= len(t.split()) < PHRASE_MIN_WORDS:
+                seen.setdefault(t.lower(), e)
+    return tuple(sorted(seen.items(), key=lambda kv: -len(kv[0])))
+
+
+def quoted_pattern() -> str:
+    """One RE2 pattern (case-insensitive): a quoted text, its quotation marks and a final period the only other
+    characters."""
+    return ("(?i)[" + re2.escape(_OPEN) + "](?P<q>" + "|".join(re2.escape(t) for t, _e in quoted_texts()) + r")\.?["
+            + re2.escape(_CLOSE) + "]")
+
+
+@lru_cache(maxsize=1)
+def _quoted_re():
+    return re2.compile(quoted_pattern())
+
+
+def find_quoted(line: str) -> tuple[Entry, str] | None:
+    """The entry whose text ``line`` quotes whole (QUOTED_MIN_WORDS words or more), and the text as printed; None
+    when it quotes none."""
+    m = _quoted_re().search(line)
+    if m is None:
+        return None
+    printed = m.group("q")
+    return next(e for t, e in quoted_texts() if t == printed.lower()), printed
+
+
+def text_has_quoted(text: str) -> bool:
+    return _quoted_re().search(text) is not None
+
+
 #: a message cut short at a paste's end (its last line: "RuntimeError: CUDA error: an illegal memory acc") names its
 #: error only from this many words and characters on ("out of" or "peer access is" could be several texts, or none)
 CUT_MIN_WORDS = 3

@@ -31,6 +31,17 @@ in Docker Compose::
     ... Server error: CUDA out of memory. Tried to allocate 222.00 MiB. GPU 0 has a total capacty of 39.39 GiB of which 217.94 MiB is free. Process 862944 has 39.17 GiB memory in use. Of the allocated memory 37.10 GiB is allocated by PyTorch, and 1.57 GiB is reserved by PyTorch but unallocated.
 
 (37.10 + 1.57 GiB reserved, 39.17 GiB in use: the process itself, nobody else on the GPU).
+
+A pasted message may begin at "Tried to allocate", the exception's name and "CUDA out of memory." left out
+(a reporter copying the numbers; LISTatSNU/FastMRI_challenge#238, a comment on a shared node where another
+process held the GPU)::
+
+    Tried to allocate 216.00 MiB (GPU 0; 7.92 GiB total capacity; 69.17 MiB already allocated; 24.56 MiB free; 86.00 MiB reserved in total by PyTorch) If reserved memory is >> allocated memory try setting max_split_size_mb to avoid fragmentation.  See documentation for Memory Management and PYTORCH_CUDA_ALLOC_CONF
+
+:data:`TAIL` takes that rest of the message only where the allocator's device clause follows the size
+("(GPU 0; " of 1.0-2.0, ". GPU 0 has a total capacity of" of 2.1 and later), and only where no other
+backend's start stands before it: torch_musa's allocator prints the same rest after "MUSA out of memory.", Intel's
+DPCPP one after "DPCPP out of memory." (their own devices, not CUDA's).
 """
 from __future__ import annotations
 
@@ -51,6 +62,11 @@ _SIZE = r"(?<![^\s;()])(?P<{0}>[^\s;()]{{1,40}}) (?P<{0}_unit>bytes|B|KiB|MiB|Gi
 
 # CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; ...
 OOM = re.compile(r"CUDA out of memory\.(?P<rest>[^\n]*)")
+#: the message from "Tried to allocate" on, its start not pasted (docstring)
+TAIL_MARKER = "Tried to allocate "
+# Tried to allocate 216.00 MiB (GPU 0; 7.92 GiB total capacity; ... reserved in total by PyTorch)   (1.0-2.0)
+# Tried to allocate 496.00 MiB. GPU 0 has a total capacty of 14.75 GiB of which 235.06 MiB is free. ...   (2.1 and later)
+TAIL = re.compile(r"(?P<rest>\bTried to allocate " + _SIZE.format("t") + r"(?: \(GPU \d+; |\. GPU \d+ has a total capac)[^\n]*)")
 TRIED = re.compile(r"Tried to allocate " + _SIZE.format("v"))
 # (GPU 0; ...   /   . GPU 0 has a total capacity of
 DEVICE = re.compile(r"\(GPU (?P<dev>\d+);|\bGPU (?P<dev2>\d+) has a total capac")
@@ -84,8 +100,9 @@ def read(line: str) -> dict[str, Any] | None:
     """The ``cuda_oom`` fields of the message on ``line`` ({"error": ...} when a size is
     unreadable); None when the line holds no out-of-memory message."""
     m = OOM.search(line)
-    if m is None:
-        return None
+    if m is None and (TAIL_MARKER not in line or (m := TAIL.search(line)) is None
+                      or "out of memory" in line[:m.start()].lower()):
+        return None  # (another backend's "MUSA out of memory. Tried to allocate ... (GPU 0; ": not CUDA's cut message)
     rest = m["rest"]
     try:
         d = DEVICE.search(rest)

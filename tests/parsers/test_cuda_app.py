@@ -166,6 +166,42 @@ def test_oom_held_by_another_process():
     assert o.elsewhere_fraction == 0.742  # 10.76 total - 0.026 free - 2.75 reserved by PyTorch
 
 
+def test_oom_message_pasted_from_its_size_on():
+    # LISTatSNU/FastMRI_challenge#238: the message from "Tried to allocate" on, "CUDA out of memory." not copied
+    (o,) = parse_file("fastmri238_oom_message_from_tried_to_allocate.txt").facts
+    assert (o.kind, o.evidence.line, o.device, o.tried_bytes) == ("cuda_oom", 2, 0, 216 * 2**20)
+    assert o.elsewhere_fraction == 0.986  # 7.92 total - 0.024 free - 0.084 reserved by PyTorch
+    # 2.1 and later, the same cut (CONSTRUCTED from FoundationVision/GenerateU#10's message, its start left out)
+    (o,) = parse_text("Tried to allocate 496.00 MiB. GPU 0 has a total capacty of 14.75 GiB of which 235.06 MiB is free. "
+                      "Process 20398 has 14.52 GiB memory in use. Of the allocated memory 14.06 GiB is allocated by "
+                      "PyTorch, and 330.42 MiB is reserved by PyTorch but unallocated.\n").facts
+    assert (o.device, o.other_processes, o.process_bytes) == (0, 0, round(14.52 * 2**30))
+    # near misses (CONSTRUCTED): other programs' "Tried to allocate" without the allocator's device clause
+    assert parse_text("Tried to allocate 512.00 MiB but the pool was exhausted\n").facts == []
+    assert parse_text("WARNING: Tried to allocate 2 GiB. Retrying with a smaller batch\n").facts == []
+    # another backend's allocator prints the same rest after its own start (torch_musa's CachingAllocator; CONSTRUCTED)
+    assert [f.kind for f in parse_text("RuntimeError: MUSA out of memory. Tried to allocate 20.00 MiB (GPU 0; 47.98 GiB "
+                                       "total capacity; 1.00 GiB already allocated; 10.00 MiB free; 1.10 GiB reserved in "
+                                       "total by PyTorch)\n").facts] != ["cuda_oom"]
+
+
+def test_shorter_catalogue_text_quoted_whole():
+    # jcjohnson/neural-style#312: a 4-word cudaGetErrorString text, under the phrase length, quoted in a sentence
+    (f,) = parse_file("neuralstyle312_quoted_uncorrectable_ecc.txt").facts
+    assert (f.kind, f.catalogue_name, f.form, f.message) == (
+        "cuda_error", "cudaErrorECCUncorrectable", "quoted_text", "uncorrectable ECC error encountered")
+    # straight quotes and backticks, a final period inside them (CONSTRUCTED)
+    (f,) = parse_text('the job stops with "wait operation timed out." every night\n').facts
+    assert f.catalogue_name == "cudaErrorTimeout"
+    (f,) = parse_text("it fails with `peer mapping resources exhausted` on 9 GPUs\n").facts
+    assert f.catalogue_name == "cudaErrorTooManyPeers"
+    # near misses (CONSTRUCTED): a 3-word text quoted stays English, a 4-word text inside a longer quotation or
+    # unquoted is the reporter's words
+    assert parse_text('the dataloader says "out of memory" on the host\n').facts == []
+    assert parse_text('I read "the uncorrectable ECC error encountered yesterday" in the notes\n').facts == []
+    assert parse_text("an uncorrectable ECC error encountered during the night, maybe\n").facts == []
+
+
 def test_oom_21_lists_other_processes():
     line = ("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.70 GiB. GPU 0 has a total capacty of "
             "79.00 GiB of which 0 bytes is free. Process 1234 has 70.00 GiB memory in use. Including non-PyTorch memory, "
