@@ -1058,8 +1058,8 @@ def test_a_sign_steth_cannot_judge_is_no_evidence_of_health(ruleset, tmp_path):
 def test_a_failure_said_only_by_the_logger_level_a_wrapper_carried_is_read(ruleset, tmp_path):
     # DeepSpeed's launcher logs a rank's non-zero exit at ERROR level; facts/lines.py takes the
     # '[date] [ERROR] ' logger prefix off, and the message left ('... exits with return code = 1')
-    # says no failure word: the unread-failure scan reads the raw line too (was INCONCLUSIVE,
-    # 'recognised but not read')
+    # says no failure word (was INCONCLUSIVE, 'recognised but not read'; then the unread-failure
+    # scan's error on the raw line): launcher_exit reads the record itself (round rQ3)
     b = tmp_path / "bundle"
     b.mkdir()
     (b / "launcher.log").write_text(
@@ -1069,7 +1069,7 @@ def test_a_failure_said_only_by_the_logger_level_a_wrapper_carried_is_read(rules
     rep = diagnose_bundle(b, ruleset, jobs=1)
     assert rep.verdict == "faulty", rep.reason
     top = rep.findings[0]
-    assert "exits with return code = 1" in top.summary and top.evidence[0].line == 2
+    assert top.rule == "launcher_process_exited_nonzero" and "exit code 1" in top.summary and top.evidence[0].line == 2
     assert top.evidence[0].text.startswith("[2024-03-01 10:00:00,123] [ERROR]")  # the line as read
 
 

@@ -124,13 +124,41 @@ def _tgi_error(lines: list[str], n: int) -> str | None:
     return None
 
 
+# DeepSpeed's per-node launcher (deepspeed/launcher/launch.py, every release from 0.3 on): when a worker it started exits
+# non-zero it terminates the others and logs from sigkill_handler (print(...) in launcher_helper.py)
+#   logger.error(f"{cmd} exits with return code = {last_return_code}")
+# its only record that begins with the command's list; ``cmd`` is the loop variable of the spawn loop, the command of the
+# last worker started, not of the one that failed. A negative code is a signal (subprocess_error's); the code may be cut
+# off with the command, or sit on a line after it where a paste wrapped the list:
+# [2024-02-03 11:48:27,267] [ERROR] [launch.py:322:sigkill_handler] ['/usr/bin/python', '-u', 'moellava/train/train_mem.py', '--local_rank=7', ...   (deepspeedai/DeepSpeed#5066, cut in the command)
+# [2024-03-01 10:00:00,123] [ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python', '-u', 'train.py', '--local_rank=1'] exits with return code = 1   (CONSTRUCTED from the f-string)
+_DS_LAUNCHER = re.compile(r"\[launch\.py:\d{1,5}:sigkill_handler\] \[['\"]")
+_DS_WORDS = ":sigkill_handler] ["
+_DS_CODE = re.compile(r"\bexits with return code = (?P<code>-?\d{1,5})\b")
+#: lines of a wrapped command the code is looked for in
+_DS_LINES = 6
+
+
+def _ds_code(lines: list[str], n: int) -> tuple[bool, int | None]:
+    """(whether the record at line ``n`` (1-based) is read here, its return code where shown): a negative code is a
+    signal, subprocess_error's; the record ends at the next line that begins another record or after _DS_LINES."""
+    for i in range(n - 1, min(len(lines), n - 1 + _DS_LINES)):
+        if i > n - 1 and (lines[i].startswith("[") or _DS_WORDS in lines[i]):
+            break
+        if (m := _DS_CODE.search(lines[i])) is not None:
+            code = int(m["code"])
+            return code >= 0, code
+    return True, None
+
+
 def _count_alone(text: str) -> bool:
     return _PRIMARY_WORDS in text and _SIGNAL_REPORT not in text and _PRIMARY.search(text) is not None
 
 
 def detect(text: str) -> bool:
     return (_DETECTED_WORDS in text and _DETECTED.search(text) is not None) or _count_alone(text) \
-        or (any(w in text for w in _TGI_WORDS) and _TGI.search(text) is not None)
+        or (any(w in text for w in _TGI_WORDS) and _TGI.search(text) is not None) \
+        or (_DS_WORDS in text and _DS_LAUNCHER.search(text) is not None)
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -174,9 +202,19 @@ def parse(artefact: Artefact) -> ParseResult:
             error = (m["msg"] or "").strip()[:400] or _tgi_error(lines, n)
             fb.add(LauncherProcessExited, n, launcher="text-generation-launcher", process_name=f"shard {m['rank']}",
                    rank=int(m["rank"]), how=m["how"], error=error)
+    if _DS_WORDS in artefact.text:
+        for n, line in iter_lines_with((_DS_WORDS,), artefact):
+            if _DS_LAUNCHER.search(line) is None:
+                continue
+            ours, code = _ds_code(lines, n)
+            if not ours:
+                continue
+            result.lines_used += 1
+            fb.add(LauncherProcessExited, n, launcher="DeepSpeed launcher", process_name="a worker", exit_code=code)
     return result
 
 
 #: line signatures (facts/classify.py)
 SIGNATURES = (_DETECTED_WORDS, r"Primary job {1,2}terminated normally, but \d",
-              r"text_generation_launcher: (?:Shard \d+ (?:failed to start|crashed)|Webserver Crashed)")
+              r"text_generation_launcher: (?:Shard \d+ (?:failed to start|crashed)|Webserver Crashed)",
+              r"\[launch\.py:\d{1,5}:sigkill_handler\] \[['\"]")

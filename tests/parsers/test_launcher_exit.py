@@ -106,3 +106,31 @@ def test_tgi_forms():
                      "2024-01-01T00:00:01.000000Z ERROR text_generation_launcher: Webserver Crashed\n")
     assert [(f.process_name, f.rank, f.how) for f in got] == [("shard 1", 1, "crashed"), ("webserver", None, "crashed")]
 
+
+
+def test_deepspeed_launcher_record_cut_before_its_code():
+    # deepspeedai/DeepSpeed#5066: the command wrapped onto a second line and cut before " exits with return code = N"
+    text = (FIX / "deepspeed5066_sigkill_handler_cut_before_code.log").read_text()
+    assert launcher_exit.detect(text)
+    [f] = parse_text(text)
+    assert (f.evidence.line, f.launcher, f.process_name, f.exit_code) == (1, "DeepSpeed launcher", "a worker", None)
+
+
+@pytest.mark.parametrize("text,code", [
+    # CONSTRUCTED from deepspeed/launcher/launch.py's logger.error(f"{cmd} exits with return code = {last_return_code}")
+    ("[2024-03-01 10:00:00,123] [ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python', '-u', 'train.py', "
+     "'--local_rank=1'] exits with return code = 1\n", 1),
+    # the same, the list wrapped by a terminal: the code on the record's second line
+    ("[2024-03-01 10:00:00,123] [ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python', '-u', 'train.py', '--local_ra\n"
+     "nk=1'] exits with return code = 2\n", 2),
+])
+def test_deepspeed_launcher_nonnegative_code(text, code):
+    [f] = parse_text(text)
+    assert (f.launcher, f.exit_code) == ("DeepSpeed launcher", code)
+
+
+def test_deepspeed_launcher_signal_and_info_records_are_not_read():
+    # a negative code is a signal (subprocess_error's: databrickslabs/dolly#166's -9); the handler's INFO records name no command
+    minus9 = (Path(__file__).resolve().parents[2] / "fixtures/artefacts/subprocess_error/dolly166_deepspeed_launcher_minus9.txt").read_text()
+    assert parse_text(minus9) == []
+    assert parse_text("[2024-02-03 11:48:17,107] [INFO] [launch.py:316:sigkill_handler] Killing subprocess 2694488\n") == []
