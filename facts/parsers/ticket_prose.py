@@ -175,7 +175,11 @@ _SYMPTOMS = (
     #   frame) page faults: 12", "page-faulting"), nor "fault tolerance" (the singular is left: "at fault", "default")
     ("error", re.compile(r"(?:\bnot|n't) working\b|\b(?:doesn't|does not|don't|do not|didn't|did not|won't|stopped|stops) "
                          r"work(?:ing)?\b|\bcrash(?:es|ed|ing)?\b"
-                         r"|(?<!\bno )(?<!\bzero )(?<!\bpage )(?<!\bwithout )(?<!\bpage-)\bfault(?:s|ed|ing)\b", re.I)),
+                         r"|(?<!\bno )(?<!\bzero )(?<!\bpage )(?<!\bwithout )(?<!\bpage-)\bfault(?:s|ed|ing)\b"
+                         # [Issue]: torchrun segfaults with exit code -11. But passes when I disable NCCL_P2P and NCCL_SHM
+                         #   (NVIDIA/nccl#1914's title): the verb, as "crashes"; not the noun, which a shell prints
+                         #   ("Segmentation fault (core dumped)") and the kernel logs ("python[123]: segfault at 8 ip ...")
+                         r"|\bseg-?fault(?:s|ed|ing)\b", re.I)),
 )
 #: the words of a fault told (the "error" and "hang" symptoms): what makes a reporter's sentence inside another
 #: program's output worth reading (engine/foreign_runs.py: a paragraph pasted under nccl-tests results, where the reader

@@ -253,9 +253,16 @@ def test_driver_package_titles_and_outcomes():
 @pytest.mark.parametrize("name, symptom, words", [
     ("vllm4238_gpu_underutilized.txt", "slow", "underutilized"),
     ("trixie38_gpu_not_working.txt", "error", "not working"),
+    # NVIDIA/nccl#1914's title: "torchrun segfaults with exit code -11" (the verb; the noun a shell or the kernel prints is not)
+    ("nccl1914_title_torchrun_segfaults.txt", "error", "segfaults"),
 ])
 def test_symptoms_in_other_words(name, symptom, words):
     assert [(s["symptom"], s["words"]) for s in of(facts(name), "reported_symptom")] == [(symptom, words)]
+
+
+def test_a_segfault_printed_is_no_claim():
+    assert not ticket_prose.CLAIM_WORDS.search("Segmentation fault (core dumped)")
+    assert not ticket_prose.CLAIM_WORDS.search("python[3144]: segfault at 8 ip 00007f3a2c1b4e2f sp 00007ffd error 4 in libnccl.so.2")
 
 
 def test_commands_typed_in_a_ticket_are_prose():
