@@ -155,3 +155,15 @@ def test_a_q_paste_that_shows_less_than_it_claims_is_inconclusive(ruleset, tmp_p
 def test_a_section_filter_showing_every_attached_gpu_still_checks(ruleset, tmp_path):
     verdict, checked = _diagnose(tmp_path, ruleset, (Q / "nvidia-smi-q-ROW_REMAPPER.txt").read_text())
     assert verdict == "healthy" and "gpu_memory" in checked, (verdict, checked)
+
+
+def test_a_gpu_driver_crash_site_cut_from_its_report_is_never_healthy(ruleset, tmp_path):
+    # round rQ4: the RIP, a frame and 'Modules linked in:' of NVIDIA/open-gpu-kernel-modules#270's report in nvidia_modeset
+    # (its opening line not pasted), beside the driver's load lines (CONSTRUCTED from nv.c's and nvidia-modeset's banners):
+    # read HEALTHY ('checked: driver, gpu, ...') before
+    rip = (Path(__file__).resolve().parents[1] / "fixtures/artefacts/kernel_log/ogkm270_rip_nvidia_modeset_report_cut.log")
+    text = ("[    3.011519] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  525.147.05  Wed Oct 25 20:27:35 UTC 2023\n"
+            "[    3.139762] nvidia-modeset: Loading NVIDIA Kernel Mode Setting Driver for UNIX platforms  525.147.05  "
+            "Wed Oct 25 20:21:31 UTC 2023\n" + "\n".join(rip.read_text().splitlines()[3:6]))
+    verdict, _checked = _diagnose(tmp_path, ruleset, text)
+    assert verdict != "healthy"

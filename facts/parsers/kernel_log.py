@@ -715,6 +715,7 @@ def parse(artefact: Artefact) -> ParseResult:
         # kernel_rc.c krcReportXid -> _krcLogUuidOnce): a log that ends there lost the Xid (a paste or capture cut short)
         b.limit(last, "cut_short", f"the kernel log ends at the driver's 'GPU at PCI:{report_head[2]}' line, the head of "
                 "an Xid report whose Xid line is cut off")
+    kernel_log_host_os.cut_gpu_driver_crash_site(b, text, lines)
     result.facts.sort(key=lambda f: f.evidence.line)  # AER and SXid facts are built late
     result.lines_used = len(used)
     result.read = {ln + artefact.line_offset for ln in used}  # (its continuation lines: an AER event's status lines)

@@ -242,6 +242,30 @@ def _crash_ip(lines: list[str], ln: int, event: str) -> dict:
     return {}
 
 
+def cut_gpu_driver_crash_site(b: FactBuilder, text: str, lines: list[str]) -> None:
+    """A report's crash site (the x86 ``RIP:`` / arm64 ``pc :`` line, :data:`_CRASH_IP`) in a GPU driver module with no
+    report line it belongs to in reach above it (an oops, WARN, hang, panic or NMI backtrace opening line within
+    :data:`_CRASH_IP_SPAN` lines): the paste starts inside the report, its event (oops, WARN or a stuck CPU) cut off.
+    Read as the limit ``cut_short`` (never a healthy verdict), the first such line of the log. Real (the stored
+    excerpt of NVIDIA/open-gpu-kernel-modules#270, 515.43.04 open modules, after nvidia-drm's load errors)::
+
+        [  136.672490] RIP: 0010:GrabOwnership+0x4/0x40 [nvidia_modeset]
+    """
+    if "RIP" not in text and "pc : " not in text and "IP: " not in text and "NIP " not in text:
+        return
+    mods = gpu_driver_modules()
+    for ln, line in enumerate(lines, 1):
+        if ("RIP" not in line and "pc : " not in line and "IP: " not in line and "NIP " not in line) \
+                or (m := _CRASH_IP.search(line)) is None or m["mod"] not in mods:
+            continue
+        if any(_opens(up) is not None or "NMI backtrace for cpu" in up or "Kernel panic" in up
+               for up in _before(lines, ln, _CRASH_IP_SPAN)):
+            continue
+        b.limit(ln, "cut_short", f"kernel log: a kernel report's crash site in the GPU driver ({m['fn']} in {m['mod']}) "
+                "without the report's opening line (an oops, a WARN or a stuck CPU): the report is cut, its event not shown")
+        return
+
+
 def _opens(line: str) -> str | None:
     """The report ``line`` opens: "oops" (a BUG / page fault / kernel BUG / die() header), "warn" (a WARN), "hang"
     (a soft or hard lockup, a hung task, an RCU stall: their registers are a stuck CPU's, not a crash site), or None."""

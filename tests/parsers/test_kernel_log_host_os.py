@@ -524,3 +524,31 @@ def test_nmi_backtrace_after_sysrq_is_the_operators():
     res, facts = _kinds("[  50.000000] sysrq: Show backtrace of all active CPUs\n"
                         "[  50.000100] NMI backtrace for cpu 1 skipped: idling at intel_idle+0x62/0xb0\n")
     assert [(f.kind, f.cpu, f.idle, f.asked_by) for f in facts] == [("kernel_cpu_backtrace", 1, True, "sysrq")]
+
+
+def test_gpu_driver_crash_site_without_its_report_is_a_cut_capture():
+    # NVIDIA/open-gpu-kernel-modules#270 (round rQ4): the RIP of a report in nvidia_modeset, its opening line not pasted
+    from stethoscope.facts.parsers import kernel_log
+    from stethoscope.facts.parsers.base import Artefact
+    text = open("fixtures/artefacts/kernel_log/ogkm270_rip_nvidia_modeset_report_cut.log", encoding="utf-8").read()
+    r = kernel_log.parse(Artefact(path="kernel_log/ogkm270.log", text=text, node="n1"))
+    assert [(h.limit, h.line) for h in r.limits] == [("cut_short", 4)]
+    assert "GrabOwnership in nvidia_modeset" in r.limits[0].detail
+
+
+@pytest.mark.parametrize("text", [
+    # NVIDIA/open-gpu-kernel-modules#1110's oops: its opening line is there (the fault reads it, with the RIP)
+    "BUG: kernel NULL pointer dereference, address: 00000000000000a8\nRIP: uvm_hmm_unregister_gpu+0x51/0x3a0 [nvidia_uvm]\n",
+    # CONSTRUCTED from __warn's format: a WARN report in the driver, its RIP under it
+    "[  5.0] WARNING: CPU: 28 PID: 6705 at nvidia/nv.c:5039 nvidia_dev_put+0xb1/0xc0 [nvidia]\n"
+    "[  5.0] RIP: 0010:nvidia_dev_put+0xb1/0xc0 [nvidia]\n",
+    # siderolabs/talos#8624's RIP in a NIC driver: not the GPU driver's (read by its own rules or not at all)
+    "RIP: 0010:esw_port_metadata_get+0x19/0x30 [mlx5_core]\n",
+    # a user-mode RIP has no symbol
+    "[  5.0] RIP: 0033:0x7f54981d03fd\n",
+])
+def test_crash_sites_that_are_no_cut_gpu_driver_report(text):
+    from stethoscope.facts.parsers import kernel_log
+    from stethoscope.facts.parsers.base import Artefact
+    r = kernel_log.parse(Artefact(path="dmesg.log", text=text, node="n1"))
+    assert not [h for h in r.limits if "crash site in the GPU driver" in h.detail]
