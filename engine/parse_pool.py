@@ -26,7 +26,7 @@ from typing import Callable, Iterable, Iterator
 from stethoscope.engine.foreign_runs import foreign_runs, read_nothing, records_report, uninformative_reason
 from stethoscope.engine.report import FileCoverage, LimitHit, ParseProblem
 from stethoscope.facts.bundle import UNKNOWN_NODE, FileTask, RawBundle, Skipped, is_binary, task_artefacts
-from stethoscope.facts.model import Fact, model_as_validated, share_keys
+from stethoscope.facts.model import Fact, FactRows, model_as_validated, share_keys
 from stethoscope.facts.parsers.base import Artefact, ParseError, ParseResult, merge_folded
 from stethoscope.engine.knowledge import add_reading, load_coverage, load_polarity
 from stethoscope.facts import classify
@@ -554,7 +554,15 @@ def parse_items(items: list[Artefact | FileTask], router=None, budget: Budget = 
 
 
 def _parse_chunk(items: list[Artefact | FileTask]) -> list[FileResult]:
-    return list(parse_items(items, _ROUTER, _BUDGET))
+    return _packed(list(parse_items(items, _ROUTER, _BUDGET)))
+
+
+def _packed(results: list[FileResult]) -> list[FileResult]:
+    """``results`` as a worker sends them: each one's facts a FactRows (facts/model.py), pickled as one
+    list of rows."""
+    for res in results:
+        res.facts = FactRows(res.facts)
+    return results
 
 
 def _weight(item: Artefact | FileTask) -> int:

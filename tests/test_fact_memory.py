@@ -68,3 +68,27 @@ def test_a_facts_evidence_travels_inside_it_and_comes_back_the_same():
         assert b.evidence.__pydantic_fields_set__ is r.evidence.__pydantic_fields_set__
         assert b.evidence.__pydantic_extra__ is None and b.evidence.__pydantic_private__ is None
         assert b.model_dump() == r.model_dump() and b.id == r.id
+
+
+def test_a_workers_facts_travel_as_one_list_of_rows_and_come_back_the_same():
+    """facts/model.FactRows (engine/parse_pool._packed: a worker's results): the facts of a file
+    pickled as one list of _rebuilt_row's arguments come back a plain list of the same facts, their
+    fields sets and evidence shared as one by one; a fact Fact.__reduce__ cannot give as a row (an
+    extra value) sends the list as it is."""
+    from stethoscope.facts.model import Evidence, FactRows, _rebuilt_rows
+
+    rows = _rows()
+    blob = pickle.dumps(FactRows(rows), protocol=pickle.HIGHEST_PROTOCOL)
+    assert _rebuilt_rows.__name__.encode() in blob
+    back = pickle.loads(blob)
+    assert type(back) is list and back == rows
+    for b, r in zip(back, rows):
+        assert b.__pydantic_fields_set__ is r.__pydantic_fields_set__
+        assert type(b.evidence) is Evidence and b.evidence.__pydantic_fields_set__ is r.evidence.__pydantic_fields_set__
+        assert list(b.__dict__) == list(r.__dict__)
+    odd = rows[0].model_copy()
+    object.__setattr__(odd, "__pydantic_private__", {"x": 1})
+    blob = pickle.dumps(FactRows([rows[1], odd]), protocol=pickle.HIGHEST_PROTOCOL)
+    assert _rebuilt_rows.__name__.encode() not in blob
+    back = pickle.loads(blob)
+    assert type(back) is list and back[0] == rows[1] and back[1].__pydantic_private__ == {"x": 1}
