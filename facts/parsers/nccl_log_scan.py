@@ -287,15 +287,46 @@ def spans(pattern: Any, data: bytes) -> list[tuple[int, int]]:
         pos = pos + 1 if pos == span[1] else span[1]
 
 
-def _wanted_runs(text: str, data: bytes, scan: Any = _WANTED_RUNS_BUT_CHANNELS) -> Runs | None:
+# The routed pass over a log NCCL wrote alone, found from each run's first device bracket (issue 12, rounds rZ1 and
+# rQ7): a run pattern starts with "^", so RE2 has no literal to skip to and its DFA reads every byte; started at the
+# "] " after the device instead, RE2 skips to each "] " (memchr from its start state) and reads a line from there on,
+# not its host, pid and thread (22 of a bench line's ~87 characters): the pass over a bench node's 4 nccl-tests logs
+# 3.42 -> 3.18 M instructions a log (bench/speed_rZ1.md, speed_rQ7.md). In such a text every line starts with NCCL's prefix,
+# whose host, pid and thread hold no "]": a line's first "] " is its device's, so a match that starts after another
+# "] " of its line (one inside a message that gives nothing: "New proxy] NCCL WARN x") starts its run on the next line
+# vm:1552:1564 [1] NCCL INFO NET/IB : No device found.
+_RUN_HEAD = r"(?m)^(?:[\w.\-]+:\d+:\d+ \[-?\d+\] (?:"
+assert _WANTED_RUNS_ROUTED.pattern.startswith(_RUN_HEAD) and _WANTED_RUNS_ROUTED.pattern.endswith(")+")
+_ROUTED_LINE = _WANTED_RUNS_ROUTED.pattern[len(_RUN_HEAD):-len(")+")]  # a line from after its device's "] " on
+_ROUTED_FROM_DEVICE = re2.compile(r"(?m)\] (?:" + _ROUTED_LINE + r"(?:" + _RUN_HEAD[len("(?m)^(?:"):] + _ROUTED_LINE + r")*")
+
+
+def routed_spans_alone(text: str, data: bytes) -> list[tuple[int, int]]:
+    """``spans(_WANTED_RUNS_ROUTED, data)`` of ASCII ``text`` (``data``: it encoded) whose every line starts with
+    NCCL's prefix (_ALL_PREFIXED), by _ROUTED_FROM_DEVICE: each match's start moved back to its line's start, or on
+    to the next line where a "] " stands before it in its line (none: no run)."""
+    out: list[tuple[int, int]] = []
+    rfind, find = text.rfind, text.find
+    for at, end in spans(_ROUTED_FROM_DEVICE, data):
+        start = rfind("\n", 0, at) + 1
+        if find("] ", start, at) != -1:  # inside a message: the run starts on the next line
+            start = find("\n", at, end) + 1
+            if not start or start == end:
+                continue
+        out.append((start, end))
+    return out
+
+
+def _wanted_runs(text: str, data: bytes, scan: Any = _WANTED_RUNS_BUT_CHANNELS, alone: bool = False) -> Runs | None:
     """Each run of wanted lines (_WANTED_RUNS_BUT_CHANNELS) as (offset, end, first line, rows): one
     findall a run, not a match a line, the lines counted on from run to run (one pass over the
     newlines, where nccl_log counted them again); None where a run's lines and rows disagree in
-    number (never seen: then match by match)."""
+    number (never seen: then match by match). ``alone``: every line of ``text`` starts with NCCL's
+    prefix (the routed pass then runs from the device brackets: routed_spans_alone)."""
     runs = Runs()
     count, rows_of = text.count, _ROWS.findall
     newlines = last = 0
-    for start, end in spans(scan, data):
+    for start, end in (routed_spans_alone(text, data) if alone and scan is _WANTED_RUNS_ROUTED else spans(scan, data)):
         rows = rows_of(text, start, end)
         newlines += count("\n", last, start)
         inside = count("\n", start, end)
@@ -365,7 +396,7 @@ def candidates(text: str) -> tuple[Any, int | None]:
     other: list[Any] = []
     alone = classify.gate(text, ALL_PREFIXED_TEXT)
     if alone or (alone is None and _ALL_PREFIXED.fullmatch(data)):  # a log NCCL wrote alone: every line prefixed, so no other candidate
-        if (runs := _wanted_runs(text, data, _WANTED_RUNS_ROUTED)) is not None:  # its lines: the runs' newlines, then the rest's
+        if (runs := _wanted_runs(text, data, _WANTED_RUNS_ROUTED, alone=True)) is not None:  # its lines: the runs' newlines, then the rest's
             runs.lines = runs.newlines + text.count("\n", runs.end) + (data[-1] != 10)
             return runs, runs.lines
         prefixed = text.count("\n") + (data[-1] != 10)

@@ -202,6 +202,48 @@ def test_spans_are_finditers(texts):
     assert not differ, differ[:5]
 
 
+def test_routed_pass_from_the_device_bracket(texts):
+    """Issue 12, rounds rZ1 and rQ7: nccl_log_scan.routed_spans_alone (the routed pass found from each run's first
+    device bracket "] ", the run moved to the next line where another "] " of its line stands before the match)
+    gives the routed pass's own spans on every text whose lines all start with NCCL's prefix (the texts
+    candidates() asks it for): the golden cases, the fixture logs and the long logs that are such texts, each
+    other text's prefixed lines alone, and those with CONSTRUCTED prefixed lines whose message holds "] " before
+    an NCCL level or a wanted message, put on top, among the lines and at the end (with and without a last newline)."""
+    from stethoscope.facts.parsers import nccl_log_scan as S
+    # CONSTRUCTED: NCCL's prefix, then a message that holds "] " and what a wanted line holds after its own "] "
+    made = ["h:1:2 [0] NCCL INFO New proxy] NCCL WARN x", "h:1:2 [0] NCCL INFO a] NCCL INFO NET/IB : No device found.",
+            "h:1:2 [0] NCCL INFO [Proxy] NCCL INFO Channel 00/24 : 0 1", "h:1:2 [0] x.cc:9 NCCL INFO q] NCCL ATTN r",
+            "h:1:2 [0] NCCL INFO x] ] NCCL WARN", "h:1:2 [-1] NCCL INFO Connected to proxy] NCCL INFO comm 0x1 rank 0",
+            "h:1:2 [0] NCCL INFO ]] NCCL WARN y", "h:1:2 [0] NCCL INFO Trees [0] NCCL WARN z"]
+    bases: list[str] = []
+    for _, text in [*texts, *_long_logs()]:
+        if text.isascii():
+            bases.append(text)
+            bases.append("\n".join(line for line in text.split("\n") if S._PREFIXED_LINE.match(line)))
+    cases: list[str] = []
+    for text in bases:
+        cases += [text, text.rstrip("\n")]
+    for k, text in enumerate([t for t in bases if "NCCL INFO" in t][:60]):
+        lines = text.split("\n")
+        for i, line in enumerate(made[:k % len(made) + 1]):
+            lines.insert((i * 7919 + k) % (len(lines) + 1), line)
+        cases += ["\n".join(lines), "\n".join(lines).rstrip("\n"), "\n".join(made[k % 3:] + lines)]
+    checked = moved = 0
+    differ = []
+    for text in cases:
+        data = text.encode()
+        if not text or S._ALL_PREFIXED.fullmatch(data) is None:
+            continue
+        checked += 1
+        want = S.spans(S._WANTED_RUNS_ROUTED, data)
+        moved += sum(text.find("] ", text.rfind("\n", 0, at) + 1, at) != -1 for at, _ in S.spans(S._ROUTED_FROM_DEVICE, data))
+        if S.routed_spans_alone(text, data) != want:
+            differ.append(text[:80])
+    print(checked, moved)
+    assert checked > 300 and moved > 50, (checked, moved)
+    assert not differ, differ[:5]
+
+
 def test_prefixed_count_by_runs_among_a_few_other_lines(texts):
     """Issue 12: nccl_log_scan._prefixed_count counts NCCL's prefixed lines by RE2's runs wherever at most
     _FEW_OTHER_LINES lines lack a marker (a rank log: torchrun's banner on top, the script's last line), by
