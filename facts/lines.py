@@ -1208,6 +1208,11 @@ def _indented_tails(text: str, joined: dict[int, int] | None = None) -> tuple[st
 # (_COLUMN_GAP), and the line ends at the first row that ends in blanks (its padding is taken off). A table
 # padded to one width ("|" last, or no row ending in a character) is no wall.
 _PADDED_WALL, _MIN_PADDED = 3, 60
+# a table's row padded to the wall's width, under a header that ends in a character, is no cut line's rest: its cells
+# stand two blanks apart or more, twice or more (our patrol history's trend table, fixtures/observations):
+#   node  metric               series               unit      run 1   run 2   change
+#   vm    gpu_burn_mismatches  dtype=bf16,gpu=0,p…  elements  0       0
+_CELL_GAP = re.compile(r"\S {2,}(?=\S)")
 _PAD_GATE = re2.compile(r"[^\n]{%d,}  \n" % (_MIN_PADDED - 2))
 
 
@@ -1232,7 +1237,7 @@ def _padded_wall(text: str, joined: dict[int, int] | None = None) -> tuple[str, 
             while k < j:
                 m = k
                 while m < j and rows[m][-1:] not in (" ", "|", "") and _RECORD_START.match(rows[m + 1]) is None \
-                        and len(_COLUMN_GAP.findall(rows[m + 1])) < 3:
+                        and len(_COLUMN_GAP.findall(rows[m + 1])) < 3 and len(_CELL_GAP.findall(rows[m + 1])) < 2:
                     m += 1
                 if m > k and rows[m].endswith(" "):  # a cut line ends on a padded row
                     rows[k] = "".join(rows[k:m]) + rows[m].rstrip(" ")
