@@ -258,3 +258,29 @@ def test_long_messages_are_read_not_kept():
     assert any(f.kind == "nccl_transport" and pad in f.transport for f in facts[0])
     for kept in (nccl_log._RECIPES, nccl_log._CHANNEL_TAILS, nccl_log._CHANNEL_READ):
         assert all(len(k[1] if isinstance(k, tuple) else k) <= nccl_log._KEPT_CHARS for k in kept)
+
+
+def test_channel_line_blocks_read_as_the_line_scan_reads(monkeypatch):
+    """_read_runs reads NCCL's "Channel" lines apart from the runs (nccl_log_scan.CHANNEL_AT): blocks of consecutive
+    ones in every prefix form, a CRLF line, a ring order, a "via" message of another shape, a block just before a
+    WARN (a run), at the text's end without its last newline, in a log NCCL wrote alone and in one with a launcher's
+    lines among NCCL's; each read as the line scan reads it. (CONSTRUCTED lines, in the forms of the fixture logs.)"""
+    real = (ROOT / "artefacts/nccl_log/allreduce_healthy_g2.nccl.log").read_text(encoding="utf-8")
+    pid = real.split(":", 2)[1]
+    block = (f"vm:{pid}:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read\n"
+             f"vm:{pid}:1 [1] NCCL INFO Channel 00/0 : 1[1] -> 0[0] via P2P/CUMEM/read\r\n"
+             f"vm:{pid}:2 [0] transport/net.cc:12 (ncclTransportP2pSetup) NCCL INFO Channel 01/0 : 0[0] -> 1[1] [send] via NET/IB/0/GDRDMA\n"
+             f"vm:{pid}:2 [0] transport/net.cc:12 NCCL INFO Channel 01/0 : 0[0] -> 1[1] [receive] via NET/IB/0\n"
+             f"vm:{pid}:1 [0] NCCL INFO Channel 02/24 : 0 1\n"
+             f"vm:{pid}:1 [0] NCCL INFO Channel 01 : 0[0] -> 1[1] via direct shared memory\n"
+             f"vm:{pid}:1 [0] NCCL INFO Channel 02/0 : 0[0] -> 1[1] via   \n"
+             f"vm:{pid}:1 [1] NCCL INFO Channel 03/0 : 1[1] -> 0[0] via P2P/CUMEM/read\n")
+    warn = f"vm:{pid}:1 [0] misc/socket.cc:71 NCCL WARN socketProgress: Connection closed by remote peer 10.10.1.3<36138>\n"
+    lines = real.splitlines(keepends=True)
+    third = len(lines) // 3
+    alone = "".join(lines[:third]) + block + warn + block + "".join(lines[third:2 * third]) + block + "".join(lines[2 * third:])
+    for text in (alone, alone + block, alone + block.rstrip("\n"), "W1129 launcher line\n" + alone + block + "last line"):
+        fast = _parse(text, True, monkeypatch)
+        assert fast == _parse(text, False, monkeypatch)
+        assert any(f["kind"] == "nccl_transport" and f["transport"] == "NET/IB/0/GDRDMA" for f in fast[0])
+
