@@ -1061,6 +1061,21 @@ class MooncakeQpTransitionFailed(Fact):
 
 
 @fact_kind
+class MooncakeTransferFailed(Fact):
+    """A transfer of Mooncake's transfer engine failed where no RDMA completion error says why: the TCP
+    transport hit a Boost.Asio exception ("TcpTransport: ASIO exception: connect: Connection refused",
+    tcp_transport.cpp), the waiting side gave up after its timeout ("Failed to complete transfers after 60
+    seconds for batch N", mooncake-store client.cpp / transfer_task.cpp), or the store client ran out of
+    retries for failed tasks ("transfer_incomplete max_attempts=3"; "Transfer failed for task1")."""
+
+    kind: Literal["mooncake_transfer_failed"] = "mooncake_transfer_failed"
+    reason: Literal["tcp_error", "timeout", "retries_exhausted", "task_failed"]
+    error: str | None = None  # the ASIO exception's what(): "connect: Connection refused"
+    timeout_s: int | None = None  # the poll's timeout in seconds: 60
+    batch: str | None = None  # the batch id the newer form names
+
+
+@fact_kind
 class MooncakeRdmaUnavailable(Fact):
     """Mooncake's transfer engine had no RDMA NIC to use at start-up: it found none ("No RDMA devices
     found, check your device installation", topology.cpp: it then falls back to TCP or its NVLink

@@ -47,7 +47,27 @@ failed ``ibv_reg_mr``; its echoes here ("RdmaTransport: Failed to register memor
 region not registered by any active device(s): ..", SGLang's "Mooncake memory registration failed.") are read
 beside it, counted and left without a fact.
 
-Facts: ``mooncake_rdma_unavailable`` once a file (state: ``failed`` when no NIC opened, or when the
+Over any transport, a transfer that never finished is told by the waiting side, not the transport: the
+store client's and the transfer task's poll (mooncake-store src/client.cpp ``TransferRead``/``TransferWrite``, later
+transfer_task.cpp) gives up after its timeout, ``LOG(ERROR) << "Failed to complete transfers after " << timeout_seconds
+<< " seconds for batch " << batch_id`` (the client's older form ends at "after 60 seconds"); a slice the transport
+marked failed is ``"Transfer failed for task" << i`` (older, no space; later ``"Transfer failed for task " << i << " with
+status " << n``), the client retries it (``Transfer incomplete, retrying... (attempt 1/3)``) and, out of attempts,
+logs ``transfer_incomplete max_attempts=3`` (later ``Transfer incomplete after max attempts: 3``). The TCP transport
+(tcp_transport.cpp) fails a slice on any Boost.Asio exception: ``LOG(ERROR) << "TcpTransport: ASIO exception: " <<
+e.what()``, the operation and the system's message (``connect: Connection refused``: no transfer engine listening at
+the peer's address). Samples (real, kvcache-ai/Mooncake#1088, SGLang HiCache on the Mooncake store; #292, a 1P1D
+set-up over TCP)::
+
+    E1120 11:10:27.133715 203020 transfer_task.cpp:305] Failed to complete transfers after 60 seconds for batch 2586731328
+    E0423 16:34:48.929325 217299 tcp_transport.cpp:393] TcpTransport: ASIO exception: connect: Connection refused
+    E0423 16:34:48.929347 217299 client.cpp:347] Transfer failed for task1
+    W0423 16:34:48.929348 217299 client.cpp:353] Transfer incomplete, retrying... (attempt 1/3)
+
+Facts: ``mooncake_transfer_failed`` once a file where no RDMA completion, QP or NIC fact explains these lines (where
+one does, they are its consequences, read beside it): ``reason`` ``tcp_error`` (the first ASIO exception, its text in
+``error``), else ``timeout`` (``timeout_s``), else ``retries_exhausted``, else ``task_failed``; a file of only the
+client's retry warnings is left alone. ``mooncake_rdma_unavailable`` once a file (state: ``failed`` when no NIC opened, or when the
 fallback's "Requested address ... not found!" followed "No RDMA devices found"; the device-open and
 transport-install lines are read beside it; a "Requested address" line without the no-device warning
 is left to the catch-all), ``mooncake_slice_failed`` per failed slice whose status is on the line (a line whose head
@@ -62,7 +82,7 @@ import re
 
 from stethoscope.facts import knowledge
 from stethoscope.facts.kinds.app import (  # noqa: F401 - the fact classes live in facts/kinds
-    MooncakeNicInactive, MooncakeQpTransitionFailed, MooncakeRdmaUnavailable, MooncakeSliceFailed,
+    MooncakeNicInactive, MooncakeQpTransitionFailed, MooncakeRdmaUnavailable, MooncakeSliceFailed, MooncakeTransferFailed,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines_with
 
@@ -107,14 +127,60 @@ _NIC_OPEN = re.compile(r"\] (?:Failed to open device (?P<dev>[\w.:-]{1,64}) on p
                        r"|RdmaTransport: cannot initialize RDMA resources|Failed to install RDMA transport)")
 # E... nvlink_transport.cpp:497] Requested address 0x7f3a00000000 to 0x7f3a00010000 not found!   (nvlink_transport.cpp LOG(ERROR))
 _ADDR = re.compile(r"\] Requested address (?:0x)?[0-9a-fA-F]{1,16} to (?:0x)?[0-9a-fA-F]{1,16} not found!")
+# E1120 11:10:27.133715 203020 transfer_task.cpp:305] Failed to complete transfers after 60 seconds for batch 2586731328   (Mooncake#1088)
+# ... client.cpp] Failed to complete transfers after 60 seconds            (the store client's older form, Mooncake client.cpp)
+_TIMEOUT = re.compile(r"\bFailed to complete transfers after (?P<s>\d{1,6}) seconds(?: for batch (?P<batch>\d{1,20}))?")
+# E0423 16:34:48.929325 217299 tcp_transport.cpp:393] TcpTransport: ASIO exception: connect: Connection refused   (Mooncake#292)
+_TCP = re.compile(r"\bTcpTransport: ASIO exception: (?P<what>[^\n]{1,160}?)\s*$")
+# E0423 16:34:48.911491 217200 client.cpp:347] Transfer failed for task1                         (Mooncake#292; client.cpp)
+# E... transfer_task.cpp:NNN] Transfer failed for task 3 with status 4                             (transfer_task.cpp, later)
+# W0423 16:34:48.911494 217200 client.cpp:353] Transfer incomplete, retrying... (attempt 1/3)      (Mooncake#292; its last
+#   line the paste cut after "retrying...")
+# E... client.cpp:NNN] transfer_incomplete max_attempts=3      E... transfer_task.cpp] Transfer incomplete after max attempts: 3
+# E... client.cpp:NNN] Transfer 0 error, error_code=-1
+#   (the store client's own lines: glog's "<file>.cpp:<line>] " head is asked, the words alone being anyone's)
+_CLIENT = re.compile(r"\.cpp:\d{1,6}\] (?:(?P<task>Transfer failed for task ?\d{1,9}\b)|(?P<retry>Transfer incomplete, retrying\.\.\.)"
+                     r"|(?P<exhausted>transfer_incomplete max_attempts=\d|Transfer incomplete after max attempts: \d)"
+                     r"|(?P<code>Transfer \d{1,9} error, error_code=-?\d))")
+_TRANSFER_LITERALS = ("Failed to complete transfers after ", "TcpTransport: ASIO exception: ", "Transfer failed for task",
+                      "Transfer incomplete", "transfer_incomplete max_attempts=", " error, error_code=")
 _LITERALS = ("local_nic: ", "in local RNIC ", _NOT_ACTIVE, _SLICE_HEAD, _HANDSHAKE, _NO_DEVICE, _NO_RNIC,
              "Failed to open device ", "Disable device ", "cannot initialize RDMA resources", "Failed to install RDMA transport",
-             "] Requested address ")
+             "] Requested address ") + _TRANSFER_LITERALS
 
 
 def detect(head: str) -> bool:
     return (("local_nic: " in head and "retry_cnt: " in head) or "in local RNIC " in head or _HANDSHAKE in head
-            or _NO_DEVICE in head or _NO_RNIC in head)
+            or _NO_DEVICE in head or _NO_RNIC in head or _TIMEOUT.search(head) is not None
+            or _TCP.search(head) is not None or any(not m["retry"] for m in _CLIENT.finditer(head)))
+
+
+def _transfer(fb: FactBuilder, lines: list[tuple[int, str]]) -> int:
+    """The waiting side's and the TCP transport's lines: one ``mooncake_transfer_failed`` a file, the lines read
+    beside it. A file of only retry warnings gives none. Returns how many were read."""
+    tcp = timeout = exhausted = task = None
+    for n, line in lines:
+        if tcp is None and (m := _TCP.search(line)) is not None:
+            tcp = (n, m["what"])
+        elif timeout is None and (m := _TIMEOUT.search(line)) is not None:
+            timeout = (n, int(m["s"]), m["batch"])
+        elif (m := _CLIENT.search(line)) is not None:
+            if exhausted is None and m["exhausted"]:
+                exhausted = n
+            elif task is None and (m["task"] or m["code"]):
+                task = n
+    if tcp is not None:
+        fb.add(MooncakeTransferFailed, tcp[0], reason="tcp_error", error=tcp[1],
+               timeout_s=timeout[1] if timeout else None, batch=timeout[2] if timeout else None)
+    elif timeout is not None:
+        fb.add(MooncakeTransferFailed, timeout[0], reason="timeout", timeout_s=timeout[1], batch=timeout[2])
+    elif exhausted is not None:
+        fb.add(MooncakeTransferFailed, exhausted, reason="retries_exhausted")
+    elif task is not None:
+        fb.add(MooncakeTransferFailed, task, reason="task_failed")
+    else:
+        return 0
+    return len(lines)
 
 
 def _startup(artefact: Artefact, fb: FactBuilder, lines: list[tuple[int, str]]) -> int:
@@ -163,7 +229,11 @@ def parse(artefact: Artefact) -> ParseResult:
     consequences: list[int] = []
     seen_qp: set[tuple] = set()
     startup: list[tuple[int, str]] = []
+    transfer: list[tuple[int, str]] = []
     for n, line in iter_lines_with(_LITERALS, artefact):
+        if _TIMEOUT.search(line) is not None or _TCP.search(line) is not None or _CLIENT.search(line) is not None:
+            transfer.append((n, line))
+            continue
         if (_NO_DEVICE in line or _NO_RNIC in line or _NIC_OPEN.search(line) is not None
                 or _ADDR.search(line) is not None):
             startup.append((n, line))
@@ -193,8 +263,11 @@ def parse(artefact: Artefact) -> ParseResult:
         # the registration's echoes, beside the refusal verbs_perror reads
         result.lines_used += sum(1 for _n, _line in iter_lines_with(_REG_ECHOES, artefact))
     if result.facts:
-        # the transfers failing on a NIC Mooncake disabled, and slice lines cut before their status
-        result.lines_used += len(consequences)
+        # the transfers failing on a NIC Mooncake disabled, slice lines cut before their status, and the waiting
+        # side's lines of the transfers that RDMA failure broke
+        result.lines_used += len(consequences) + len(transfer)
+    elif transfer:
+        result.lines_used += _transfer(fb, transfer)
     return result
 
 
@@ -202,4 +275,7 @@ def parse(artefact: Artefact) -> ParseResult:
 SIGNATURES = (r"local_nic: [\w.:-]+, peer_nic: \S+, dest_rkey: \d+, retry_cnt: \d+\): ",
               r"(?:Too many errors found|Failed to establish peer endpoints) in local RNIC \S+, mark it inactive",
               r"\[Handshake\] Failed to modify QP to (?:RESET|INIT|RTR|RTS)\b",
-              r"No RDMA devices found, check your device installation|RdmaTransport: No available RNIC")
+              r"No RDMA devices found, check your device installation|RdmaTransport: No available RNIC",
+              r"Failed to complete transfers after \d+ seconds|TcpTransport: ASIO exception: ",
+              r"\.cpp:\d+\] (?:Transfer failed for task ?\d|transfer_incomplete max_attempts=\d|Transfer incomplete after max attempts: \d"
+              r"|Transfer \d+ error, error_code=)")

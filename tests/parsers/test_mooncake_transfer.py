@@ -109,3 +109,36 @@ def test_a_refused_registration_s_echoes_are_read_beside_it():
     assert parse((FIX / "sglang6854_retry_exceeded.log").read_text()
                  + "E0326 14:23:06.526178 18039 rdma_transport.cpp:529] Memory region not registered by any active device(s): 0x7f3e26088000\n"
                  ).lines_used == alone
+
+
+def test_transfer_failed_tcp_and_timeout():
+    # kvcache-ai/Mooncake#292: the TCP transport's refusal is the reason; the store client's task and retry lines are read
+    # beside it. Mooncake#1088: the waiting side's timeout (transfer_task.cpp's form, with its batch)
+    text = (FIX / "mooncake292_tcp_connection_refused.log").read_text()
+    assert mooncake_transfer.detect(text)
+    r = parse(text)
+    assert [(f.kind, f.reason, f.error, f.evidence.line) for f in r.facts] == [
+        ("mooncake_transfer_failed", "tcp_error", "connect: Connection refused", 6)]
+    assert r.lines_used == 16
+    text = (FIX / "mooncake1088_transfer_timeout_hicache.log").read_text()
+    assert mooncake_transfer.detect(text)
+    r = parse(text)
+    assert [(f.reason, f.timeout_s, f.batch) for f in r.facts] == [("timeout", 60, "2586731328")]
+
+
+def test_transfer_failed_forms_and_near_misses():
+    # CONSTRUCTED from mooncake-store client.cpp's older forms: the timeout without a batch, retries spent, a task alone
+    head = "E0101 00:00:00.000000 1 client.cpp:300] "
+    for msg, want in (("Failed to complete transfers after 60 seconds", ("timeout", 60)),
+                      ("transfer_incomplete max_attempts=3", ("retries_exhausted", None)),
+                      ("Transfer incomplete after max attempts: 3", ("retries_exhausted", None)),
+                      ("Transfer failed for task 2 with status 4", ("task_failed", None)),
+                      ("Transfer 0 error, error_code=-1", ("task_failed", None))):
+        text = head + msg + "\n"
+        assert mooncake_transfer.detect(text), msg
+        assert [(f.reason, f.timeout_s) for f in parse(text).facts] == [want], msg
+    # a retry warning alone, and the words without glog's source head: nothing
+    for text in ("W0423 16:34:48.911494 217200 client.cpp:353] Transfer incomplete, retrying... (attempt 1/3)\n",
+                 "upload: Transfer failed for task1 (http 503)\n"):
+        assert (parse(text).facts, parse(text).lines_used) == ([], 0)
+    assert not mooncake_transfer.detect("upload: Transfer failed for task1 (http 503)\n")
