@@ -97,6 +97,13 @@ Wrappers, each with a real sample:
   journalctl, docker compose), also as the kernel log escapes them (``\\x1b[41m``)
 - a kernel record of several lines as a reader of /dev/kmsg prints it, on one line with its newlines escaped
   (``talosctl dmesg``: ``NVRM: ...)\\x0aNVRM: installed in this system ...``): its lines joined by a blank
+- a terminal UI's pane copied with its frame (k9s's log view, a boxed panel): every row between ``│`` borders,
+  padded to the pane's width, a line longer than the pane cut at its border: the borders and the padding go where
+  two rows or more of the text are framed so, with no other ``│`` inside (a table's rows keep theirs; see
+  ``_PANE_ROW``)::
+
+      │ E0201 22:44:21.277824       1 factory.go:115] Incompatible platform detected                     │
+
 - a terminal's cut: a line longer than the terminal copied as rows of its width (see ``_unwrap``)::
 
       **hostname:26407:26474 NCCL INFO Call to connect returned Connection refused, re
@@ -699,6 +706,23 @@ _LOG_START = re.compile(_GLUED_PREFIX)
 #: classifier's set too (facts/classify.py), so a file it scanned is not scanned again for it (normalise's ``glued``)
 _GLUE_DFA = re2.compile(r"(?:\]|\r)(?:" + _GLUED_PREFIX + ")")
 GLUE_GATE = _GLUE_DFA
+
+
+# A terminal UI's pane copied with its frame: k9s's log view (a kubectl logs stream in a box, each row padded to the
+# pane's width; a longer line cut at the border), read with the frame off (awslabs/amazon-eks-ami#1618, the NVIDIA
+# device plugin's log copied from k9s):
+# │ E0201 22:44:21.277824       1 factory.go:115] Incompatible platform detected                                                                 │
+# Only a row whose one "│" pair is its first and last character (blanks aside): a table's rows ("│ GPU │ Name │") and a
+# tree's ("│   ├── lib") keep theirs.
+_PANE_ROW = re.compile(r"^[ \t]*\u2502[ \t](?P<body>[^\u2502\n]*?)[ \t]*\u2502[ \t]*(?P<cr>\r?)$", re.M)
+
+
+def _unframed(text: str) -> str:
+    """``text`` with the pane frame off its framed rows, where two rows or more are framed (else ``text``)."""
+    first = _PANE_ROW.search(text)
+    if first is None or _PANE_ROW.search(text, first.end()) is None:
+        return text
+    return _PANE_ROW.sub(r"\g<body>\g<cr>", text)
 
 
 def _unglued(text: str) -> str:
@@ -1306,6 +1330,12 @@ def normalise(text: str, plain: bool | None = None, split: list[list[str]] | Non
     :data:`UNCUT_GATE` matches ``text``, when the caller's scan answered it (True: no rows to join);
     ``glued``: whether :data:`GLUE_GATE` finds a line to look at, when the caller's scan answered it (False: none, and
     no pass of its own: a bench node's NCCL logs and -q -x hold '<' and cost ~1.4 ms a node to scan again)."""
+    # a terminal UI's framed pane: its rows' lines (see _PANE_ROW); "in" on a text of one-byte characters only costs
+    # nothing (CPython answers from the string's kind)
+    if "\u2502" in text:
+        unframed = _unframed(text)
+        if unframed is not text:
+            text, plain, split, uncut, glued = unframed, None, None, None, None
     # a progress bar's refresh glued to a log line: the log line's (see _BAR_END)
     unglued = text if glued is False else _unglued(text)
     if unglued is not text:

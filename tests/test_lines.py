@@ -1497,3 +1497,28 @@ def test_a_dshbak_blocks_fault_is_its_hosts():
     xid = [f for f in res.facts if f.kind == "xid_event"]
     assert [(f.node, f.xid) for f in xid] == [("gpu-node04", 79)]
     assert res.coverage.skipped_lines == 0
+
+
+# k9s's log pane copied with its frame (awslabs/amazon-eks-ami#1618: the NVIDIA device plugin's log, each row between
+# "│" borders and padded to the pane's width)
+_PANE = ("│ I0201 22:44:21.277811       1 factory.go:107] Detected non-Tegra platform: /sys/devices/soc0/family file not found"
+         "                           │\n"
+         "│ E0201 22:44:21.277824       1 factory.go:115] Incompatible platform detected"
+         "                                                                 │\n")
+
+
+def test_a_framed_pane_reads_as_its_lines():
+    out = normalise(_PANE)
+    assert out.split("\n") == [
+        "I0201 22:44:21.277811       1 factory.go:107] Detected non-Tegra platform: /sys/devices/soc0/family file not found",
+        "E0201 22:44:21.277824       1 factory.go:115] Incompatible platform detected", ""]
+
+
+@pytest.mark.parametrize("text", [
+    # CONSTRUCTED near misses: one framed row alone; a table's rows (a "│" inside); a tree's rows (no closing border)
+    "│ E0201 22:44:21.277824       1 factory.go:115] Incompatible platform detected   │\nnext line\n",
+    "│ GPU │ Name      │\n│ 0   │ H100 80GB │\n",
+    "│   ├── libnvidia-ml.so.1\n│   └── libcuda.so.1\n",
+])
+def test_rows_that_are_no_pane_keep_their_bars(text):
+    assert normalise(text) is text

@@ -28,3 +28,17 @@ class CloudInstanceLaunchFailed(Fact):
     #: "a p4d.24xlarge in us-east-1d", "compute resource cit of queue compute"
     subject: str = "a node's instance"
     message: str = ""
+
+
+@fact_kind
+class InstanceMetadataUnreachable(Fact):
+    """A program on the node could not reach the cloud's instance metadata service (IMDS: 169.254.169.254,
+    AWS's fd00:ec2::254, GCP's metadata.google.internal): curl's or Python's connection error naming its address.
+    A boot script that asks it what the instance is (its type, its region) then goes on without the answer."""
+
+    kind: Literal["instance_metadata_unreachable"] = "instance_metadata_unreachable"
+    address: str  # "169.254.169.254", "fd00:ec2::254", "metadata.google.internal"
+    client: str  # curl | python (urllib3's HTTPConnectionPool, which requests and botocore use)
+    error: str  # the client's words after its prefix: "Failed to connect to 169.254.169.254 port 80 after 0 ms: ..."
+    program: str | None = None  # the syslog/journal tag of the program that ran the client: "configure-nvidia.sh"
+    curl_code: int | None = None  # curl's exit code (7: could not connect, 28: timed out, 6: could not resolve)

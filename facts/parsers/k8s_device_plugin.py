@@ -13,8 +13,8 @@ public notes page) and v0.6-era (Go ``log`` prefix; NVIDIA/k8s-device-plugin#170
     2020/05/14 02:11:19 You can check the prerequisites at: https://github.com/NVIDIA/k8s-device-plugin#prerequisites
 
 The NVML line itself is :mod:`nvml_init`'s. Facts emitted here: ``device_plugin_state`` for
-``Incompatible strategy detected <strategy>`` (the plugin found neither NVML nor a Tegra
-system: the container runtime did not give it the driver) and ``No devices found. Waiting
+``Incompatible strategy detected <strategy>`` (v0.15 on; v0.13 and v0.14 print ``Incompatible platform detected``: the
+plugin found neither NVML nor a Tegra system: the container runtime did not give it the driver) and ``No devices found. Waiting
 indefinitely.`` (it registers no GPU and idles instead of crashing). The plugin's hint lines
 (``If this is a GPU node ...``, ``You can check the prerequisites ...``) and ``Loading NVML``
 are read as used, with no fact. ``device_plugin_unhealthy`` for the health checks' lines that
@@ -122,7 +122,11 @@ from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 KIND = "k8s_device_plugin"
 
 # E0402 22:17:31.198643       1 factory.go:112] Incompatible strategy detected auto
-_STRATEGY = re.compile(r"Incompatible strategy detected (?P<strategy>\S+)")
+# E0201 22:44:21.277824       1 factory.go:115] Incompatible platform detected
+#   (v0.13 and v0.14, the same branch of internal/info or pkg/rm's factory before deviceDiscoveryStrategy was a setting:
+#   neither NVML nor a Tegra system found; klog, or Go log's "2023/02/23 05:31:16 Incompatible platform detected" in
+#   the builds that printed with it; awslabs/amazon-eks-ami#1618, copied from k9s's log pane)
+_STRATEGY = re.compile(r"Incompatible (?:strategy detected (?P<strategy>\S+)|platform detected)")
 # I1106 09:17:18.873686 main.go:381] No devices found. Waiting indefinitely.
 _NO_DEVICES = re.compile(r"No devices found\. Waiting indefinitely")
 # If this is a GPU node, did you set the docker default runtime to `nvidia`?
@@ -313,7 +317,7 @@ _ANY = re.compile("|".join(re.sub(r"\(\?P<\w+>", "(?:", p.pattern)  # one altern
 
 
 def detect(head: str) -> bool:
-    if not ("Incompatible strategy" in head or "Waiting indefinitely" in head or "If this is a GPU node" in head
+    if not ("Incompatible strategy" in head or "Incompatible platform" in head or "Waiting indefinitely" in head or "If this is a GPU node" in head
             or "XidCriticalError" in head or "device marked unhealthy" in head or "Allocate failed due to" in head
             or "device plugin" in head or "failed to start: " in head or "Could not contact Kubelet" in head
             or "Failed to start one or more plugins" in head or " watcher." in head or "lugins." in head

@@ -64,6 +64,17 @@ _FAILED = re.compile(
     r"(?:(?P<check>check_\w+): )?(?P<msg>(?:.*\S)?)\s*$"
 )
 _DIED = re.compile(r"ERROR:\s+[\w.-]+:\s+Health check failed:")
+# CycleCloud's NHC hooks (Azure/azurehpc experimental/cc_slurm_nhc and the az-hop / CycleCloud Slurm projects that took
+# them): NHC's node-mark-offline hook, or the script that runs nhc, logs the failure to CycleCloud with jetpack and asks
+# for the node's replacement; the hook's own echo says "failed on <host>", the note is NHC's die() message:
+#   $JETPACK log "ERROR : Node Health Checks failed - $(hostname) - $PHYSICAL_HOST - $NOTE" --level error
+#   echo "$0:  ERROR : Node Health Checks failed on $HOSTNAME - $PHYSICAL_HOST - $NOTE"
+#   jetpack log "ERROR : Node Health Checks failed - $(hostname) - $PHYSICAL_HOST" --level error     (no note: nhc exited 1)
+# ERROR : Node Health Checks failed - viz3d-1 - AMS081063509028 - Check check_nvsmi_healthmon returned 127
+#   (Azure/az-hop#1796, real; PHYSICAL_HOST the Hyper-V host's name from /var/lib/hyperv/.kvp_pool_3, empty where that
+#   lookup found none)
+_CC_FAILED = re.compile(r"^(?:[^\n]{0,200}?[\s\]:>])?ERROR : Node Health Checks failed(?: on | - )(?P<host>[\w.-]{1,128}) - (?P<phys>\S{0,128})"
+                        r"(?: - (?:(?P<check>check_\w+):\s+)?(?P<msg>(?:.*\S)?))?\s*$")
 # NHC's syslog form: die() also queues 'syslog "Health check failed:  $*"', which syslog_flush sends as
 # 'logger -p daemon.err -t "$NAME[${BASHPID:-$$}]"' (mej/nhc nhc), one message a line; the journal's or syslog's
 # prefix taken off by facts/lines.py leaves (CONSTRUCTED from that format; no public paste of it in an even thread):
@@ -111,7 +122,7 @@ _SUMMARY = re.compile(r"^" + _TS + r"(?:(?P<host>[\w.-]+) \| )?(?:ERROR:\s+[\w.-
 # the failed form as NHC's die() writes it ('ERROR:  $NAME:  Health check failed:  $*'), not the bare words: other programs say
 # "Health check failed:" too (Ceph's monitor 'log [WRN]: Health check failed:', a proxy's 'health check failed: i/o timeout')
 # (NHC's count after nhc -a, _SUMMARY, shares the failure's alternatives: each unanchored prefix is searched once)
-_DETECT = re.compile(r"ERROR:\s+[\w.-]+:\s+(?:Health check failed:|\d{1,5} health checks failed\.)"
+_DETECT = re.compile(r"ERROR:\s+[\w.-]+:\s+(?:Health check failed:|\d{1,5} health checks failed\.)|^(?:[^\n]{0,200}?[\s\]:>])?ERROR : Node Health Checks failed(?: on | - )[\w.-]"
                      r"|^(?:[\w.-]{1,64}\[\d{1,10}\]: |ERROR )?Health check failed:  \S"
                      r"|[\w.-]{1,64}\[\d{1,10}\]: (?:Health check failed:  \S|\d{1,5} health checks failed\.)|^[\w.-]+ \| Healthy\s*$|^" + _TS + r"(?:[\w.-]+ \| )?SUCCESS:\s+[\w.-]+:\s+Health check passed:"
                      r"|^" + _TS + r"(?:[\w.-]+ \| )?WARNING:\s+[\w.-]+:\s+Nearing a failure threshold:"
@@ -156,7 +167,8 @@ _MARK_OFFLINE = re.compile(r"node-mark-offline:\s{1,4}Marking\s{1,3}(?:[\w+-]{1,
 
 def detect(head: str) -> bool:
     if "Health check failed" not in head and "| Healthy" not in head and "Health check passed" not in head \
-            and "Nearing a failure threshold" not in head and " health checks failed." not in head:
+            and "Nearing a failure threshold" not in head and " health checks failed." not in head \
+            and "Node Health Checks failed" not in head:
         return False
     return _DETECT.search(head) is not None
 
@@ -165,6 +177,8 @@ def _failed(line: str) -> re.Match[str] | None:
     """A failure's line in NHC's form (_FAILED) or its syslog form (_SYSLOG_FAILED)."""
     if (m := _FAILED.match(line)) is not None:
         return m
+    if "Health Checks failed" in line:
+        return _CC_FAILED.match(line)
     if line.startswith(("Health", "ERROR ")) or "]: Health" in line:
         return _SYSLOG_FAILED.match(line)
     return None
@@ -215,34 +229,35 @@ def parse(artefact: Artefact) -> ParseResult:
             result.lines_used += 1
             continue
         nvlink = None
-        if "Health check failed" in line and (m := _failed(line)) is not None:
+        if ("Health check failed" in line or "Health Checks failed" in line) and (m := _failed(line)) is not None:
             node = _node(m, artefact, n, marked)
+            msg = m["msg"] or ""  # (CycleCloud's form without NHC's note: none)
             fault = _FAULT.search(line)
-            bw = _BUSBW.search(m["msg"]) if "BUS BW" in line else None
+            bw = _BUSBW.search(msg) if "BUS BW" in line else None
             check, returned, aborted = m["check"], None, None
-            if check is None and (r := _RETURNED.match(m["msg"])) is not None:
+            if check is None and (r := _RETURNED.match(msg)) is not None:
                 check, returned = r["check"], int(r["rc"])
             elif check is None:
                 for how, pat in _ABORTED:
-                    if (a := pat.match(m["msg"])) is not None:
+                    if (a := pat.match(msg)) is not None:
                         aborted = how
                         check = (a.groupdict().get("check") or "").split(" ")[0] or None  # $CHECK: the name, then its arguments
                         break
-            hw = _hw(m["msg"]) if check is not None and check.startswith("check_hw_") else {}
+            hw = _hw(msg) if check is not None and check.startswith("check_hw_") else {}
             if hw.get("ib_port_not_active") and node in bigger:
                 hw["config_other_machine"] = True
-            b.add(NhcCheckFailed, n, node=node, check=check, message=m["msg"], fault_code=fault["code"] if fault else None,
+            b.add(NhcCheckFailed, n, node=node, check=check, message=msg, fault_code=fault["code"] if fault else None,
                   busbw_gbps=float(bw["got"]) if bw else None, expected_busbw_gbps=float(bw["exp"]) if bw else None,
                   loopback=bool(bw and (bw["loop"] or "loopback" in (check or ""))), returned=returned, aborted=aborted,
                   gpu_check=bool(check and _GPU_CHECK.match(check)), **hw)
             listed += 1
-            if (g := _NVLINK_GPU.search(m["msg"])) is not None:
+            if (g := _NVLINK_GPU.search(msg)) is not None:
                 gpu = int(g["gpu"])
                 if g["all"]:
                     b.add(NvlinkLinkState, n, node=node, gpu=f"GPU{gpu}", gpu_index=gpu, link=None, all_links=True,
                           state="inactive", source="nhc")
                 else:
-                    _links(b, n, m["msg"], gpu, node)
+                    _links(b, n, msg, gpu, node)
                     nvlink = (gpu, node)
             result.lines_used += 1
         elif " health checks failed." in line and (m := _SUMMARY.match(line)) is not None:
