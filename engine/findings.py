@@ -238,8 +238,10 @@ def _same_fault(drafts: list[_Draft]) -> list[tuple[_Draft, list[str]]]:
         if len(members) == 1:
             out.append((members[0], []))
             continue
+        # of equally severe and confident rules, the one that placed the fault on the part speaks: a node-level
+        # reading folded into it (NVML's "No devices found" beside the kernel's reason for that GPU) says less
         members.sort(key=lambda d: (-SEVERITY_ORDER[d.severity], -d.crule.rule.confidence,
-                                    d.crule.id == "xid_catalogue", d.crule.id, d.first or ("", 0)))
+                                    d.crule.id == "xid_catalogue", -len(d.entity), d.crule.id, d.first or ("", 0)))
         lead = members[0]
         lead.entity = max((d.entity for d in members), key=len)  # a folded node-level draft keeps the part
         also: list[str] = []
