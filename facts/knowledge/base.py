@@ -51,4 +51,4 @@ def check_kinds(kinds: list[str], info: ValidationInfo, key: str) -> None:
 class Record(BaseModel):
     """A strict, frozen record: unknown keys are errors (the base of every schema; the area modules
     import it as ``_M``)."""
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
