@@ -330,6 +330,18 @@ class TorchAgentSignal(Fact):
 
 
 @fact_kind
+class TorchWorkerGroupFailed(Fact):
+    """torchrun's agent found its worker group failed (or unhealthy) and restarts it: ``[default] Worker group FAILED.
+    3/3 attempts left; will restart worker group`` (agent/server/api.py _invoke_run, 1.9+): a worker failed; its own
+    output says why."""
+
+    kind: Literal["torch_worker_group_failed"] = "torch_worker_group_failed"
+    state: str  # "FAILED", "UNHEALTHY"
+    attempts_left: int  # restarts left before this one
+    max_restarts: int  # --max-restarts
+
+
+@fact_kind
 class TorchRendezvousJoin(Fact):
     """A node took part in torchrun's rendezvous: its agent began it, asked to join, or joined."""
 

@@ -95,6 +95,10 @@ QUOTED = re.compile(
     r"(?: (?P<file>[^\s':]+):(?P<fline>\d+))?(?: (?P<num>\d{1,4}))?(?::)? ['\"](?P<msg>[^'\"\n]+)['\"]?"
 )
 
+# WSL: CUDA error 2 at ggml-cuda.cu:359: out of memory      (ggml-org/llama.cpp#1230, its title)
+#   (ggml-cuda.cu's CUDA_CHECK of 2023, fprintf(stderr, "CUDA error %d at %s:%d: %s\n", err_, __FILE__, __LINE__,
+#   cudaGetErrorString(err_)), and the programs whose own CUDA_CHECK prints the same: the code, where, the text)
+NUMBERED_AT = re.compile(r"\bCUDA error (?P<num>\d{1,4}) at (?P<file>[^\s:]{1,300}):(?P<fline>\d{1,7}): (?P<msg>\S[^\n]{0,199})")
 # RuntimeError: cuda runtime error (2) : out of memory at /pytorch/aten/src/THC/THCCachingAllocator.cpp:510
 # THCudaCheck FAIL file=/pytorch/aten/src/THC/THCGeneral.cpp line=50 error=100 : no CUDA-capable device is detected
 THC = re.compile(r"(?:cuda runtime error \((?P<num>\d+)\)|THCudaCheck FAIL .*?error=(?P<num2>\d+)) : (?P<msg>[^\n]+)")
@@ -956,7 +960,7 @@ def _read(line: str, last: bool = False) -> dict | None:
         if form == "quoted" and "'" in line[m.end():]:
             # a text with an apostrophe ("caller's grid depth", "doesn't have valid Grid license") ends at the last quote
             msg = line[m.start("msg"):line.rfind("'")].strip()
-        code_form = form in ("numbered", "quoted", "cuda_gdb", "check", "curesult", "call_failed", "numba_unknown",
+        code_form = form in ("numbered", "numbered_at", "quoted", "cuda_gdb", "check", "curesult", "call_failed", "numba_unknown",
                              "discovery_status")
         entry = catalogue.resolve(name=name, text=msg or None, api=api, code=printed if code_form else None)
         cut = None
@@ -1125,7 +1129,7 @@ def _runtime_name(entry: catalogue.Entry | None) -> str | None:
 def _forms(line: str):
     for form, pattern in (("pytorch_init", PYTORCH_INIT), ("check", CHECK_FAILED), ("check_streamed", CHECK_STREAMED),
                           ("call_failed", CALL_FAILED), ("error_code", ERROR_CODE),
-                          ("thc", THC), ("quoted", QUOTED), ("torch", TORCH_ERROR), ("numbered", ORT_FAILURE),
+                          ("thc", THC), ("numbered_at", NUMBERED_AT), ("quoted", QUOTED), ("torch", TORCH_ERROR), ("numbered", ORT_FAILURE),
                           ("numbered", NUMBERED), ("curesult", CURESULT), ("numba_unknown", NUMBA_UNKNOWN),
                           ("init", INIT_FAILED), ("cuda_gdb", CUDA_GDB),
                           ("check_error", CHECK_ERROR), ("returned_code", RETURNED_CODE),

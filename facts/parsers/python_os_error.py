@@ -136,10 +136,26 @@ TF_IO_ERROR = re.compile(
 # ERROR:    [Errno 10048] error while attempting to bind on address ('0.0.0.0', 8080): only one usage of each socket address (protocol/network address/port) is normally permitted   (Windows: WSAEADDRINUSE)
 ASYNCIO_BIND = re.compile(r"\[Errno (?P<num>\d{1,5})\] error while attempting to bind on address (?P<addr>\([^()\n]{1,300}\)): "
                           r"(?P<text>[a-z][^\n]{0,200}[^\s.])\.?[ \t]*\r?$", re.M)
+# gRPC core's OS error (src/core/lib/iomgr/error.cc grpc_os_error: its description strerror(err), "OS Error" in releases
+# before 1.10 or so, its ints and strings errno, os_error (strerror(err)) and syscall), as the JSON of a status that
+# refers to it is printed (grpc_error_string, keys in order: created, description, errno, fd, file, file_line, os_error,
+# syscall), a server that could not add its port logging "No address added out of total 1 resolved" above it (Ray's
+# raylet and GCS, any gRPC C-core server, grpcio's):
+# ...,"referenced_errors":[{"created":"@1605884262.976499568","description":"Address already in use","errno":98,"file":"ex   (ray-project/ray#12206, a terminal's wrap)
+# ...,"file_line":181,"os_error":"Address already in use","syscall":"bind"}]},{"created":"@1605884262.976523014",...       (the same, its next row)
+#   the errno with the strerror before it (the description) or after it (os_error, within the same object), the text a
+#   C library strerror (Linux glibc's; "OS Error" is no text); a key split by the wrap is not read
+GRPC_OS_ERROR = re.compile(
+    r'"description":"(?!OS Error")(?P<text>[A-Z][A-Za-z\' /-]{2,99}[a-z])","errno":(?P<num>\d{1,5})\b'
+    r'|"errno":(?P<num2>\d{1,5}),[^{}\[\]\n]{0,600}?"os_error":"(?P<text2>[A-Z][A-Za-z\' /-]{2,99}[a-z])"')
+# and on Windows (grpc_wsa_error: "OS Error", os_error FormatMessage's text, syscall, wsa_error, keys in the same order):
+# ...{"created":"@1534772342.561000000","description":"OS Error","file":"src/core/lib/iomgr/tcp_server_windows.cc","file_line":201,"os_error":"Only one usage of each socket address (protocol/network address/port) is normally permitted.\r\n","syscall":"bind","wsa_error":10048}   (grpc/grpc#16422)
+#   the message is in the system's language: the Winsock code says it (10048 WSAEADDRINUSE, 10049 WSAEADDRNOTAVAIL)
+GRPC_WSA_ERROR = re.compile(r'"os_error":"(?P<text>[^"\n]{1,300}?)(?:\\r\\n)?","syscall":"\w{1,40}","wsa_error":(?P<num>\d{1,5})\b')
 #: Winsock's codes that are a POSIX errno's (Windows' OSError.errno for a socket call)
 _WINSOCK = {10048: "EADDRINUSE", 10049: "EADDRNOTAVAIL"}
 _RAISED = re.compile(r"\b(?P<exc>[A-Za-z_][\w.]{0,80}(?:Error|Exception)): ")
-_MARK = re.compile(r"\[Errno \d|\bOs \{ code: \d| \(os error \d|file </torch_|[^\s;]; (?:" + "|".join(re.escape(t) for t in sorted(_STRERROR)) + ")")
+_MARK = re.compile(r"\[Errno \d|\"errno\":\d|\"wsa_error\":\d|\bOs \{ code: \d| \(os error \d|file </torch_|[^\s;]; (?:" + "|".join(re.escape(t) for t in sorted(_STRERROR)) + ")")
 
 
 def detect(head: str) -> bool:
@@ -147,6 +163,8 @@ def detect(head: str) -> bool:
         "file </torch_" in head and (TORCH_SHM_ERROR.search(head) or TORCH_SHM_ERROR_NO_ERRNO.search(head)) is not None) or (
         "Os { code: " in head and any(_rust_error(line) for line in head.splitlines() if "Os { code: " in line)) or (
         " (os error " in head and any(_rust_error(line) for line in head.splitlines() if " (os error " in line)) or (
+        ('"errno":' in head or '"wsa_error":' in head) and any(_grpc_error(line) for line in head.splitlines()
+                                                              if '"errno":' in line or '"wsa_error":' in line)) or (
         "; " in head and TF_IO_ERROR.search(head) is not None)
 
 
@@ -165,6 +183,19 @@ def _rust_error(line: str) -> tuple[str, re.Match[str]] | None:
     if (e := _RAISED.search(line, 0, m.start())) is not None:
         return e["exc"].rsplit(".", 1)[-1], m
     return ("IoError", m) if line.endswith("IoError(", 0, m.start()) else None
+
+
+def _grpc_error(line: str) -> tuple[int, str, str] | None:
+    """(errno, strerror, errno name) of gRPC core's OS error on a line, else None: a strerror text the C library has
+    (named from it: the number is the platform's, macOS numbers EADDRINUSE 48), or a Winsock code that is a POSIX
+    errno's."""
+    for m in GRPC_OS_ERROR.finditer(line):
+        text = m["text"] or m["text2"]
+        if text in _BY_STRERROR:
+            return int(m["num"] or m["num2"]), text, _errno.errorcode[_BY_STRERROR[text]]
+    if (w := GRPC_WSA_ERROR.search(line)) is not None and int(w["num"]) in _WINSOCK:
+        return int(w["num"]), w["text"].strip(), _WINSOCK[int(w["num"])]
+    return None
 
 
 # a FileExistsError from a mkdir told to accept an existing directory (CPython Lib/os.py makedirs: "try: mkdir(name, mode)
@@ -198,6 +229,11 @@ def parse(artefact: Artefact) -> ParseResult:
     fb = FactBuilder(artefact, result)
     for n, line in iter_lines(_MARK, artefact):
         m = OS_ERROR.search(line)
+        if not m and (g := _grpc_error(line)) is not None:
+            result.lines_used += 1
+            fb.add(PythonOsError, n, exception="gRPC OS Error", errno=g[0], errno_name=g[2], strerror=g[1], filename=None,
+                   on_dev_shm=False)
+            continue
         if not m and (t := ASYNCIO_BIND.search(line)) is not None:
             result.lines_used += 1
             num = int(t["num"])
@@ -236,7 +272,10 @@ def parse(artefact: Artefact) -> ParseResult:
             continue
         result.lines_used += 1
         num, filename = int(m["num"]), m["file"]
-        fb.add(PythonOsError, n, exception=m["exc"].rsplit(".", 1)[-1], errno=num, errno_name=_errno.errorcode.get(num),
+        # the strerror text names the errno where it is the C library's and the number is another platform's (macOS's
+        # "OSError: [Errno 48] Address already in use", Linux's 98; asweigart/whatismyip#2), else the number
+        named = _BY_STRERROR.get(m["text"].strip(), num)
+        fb.add(PythonOsError, n, exception=m["exc"].rsplit(".", 1)[-1], errno=num, errno_name=_errno.errorcode.get(named),
                strerror=m["text"].strip(), filename=filename,
                on_dev_shm=filename is not None and filename.startswith("/dev/shm/"),
                on_device_file=_device_file(filename),
@@ -246,7 +285,7 @@ def parse(artefact: Artefact) -> ParseResult:
 
 #: line signatures (facts/classify.py)
 SIGNATURES = (r"(?:Error|Exception): \[Errno \d+\] ", r"\bOs \{ code: \d+, kind: ", r"[a-z] \(os error \d+\)",
-              r"\[Errno \d+\] error while attempting to bind on address \(",
+              r"\[Errno \d+\] error while attempting to bind on address \(", r'"errno":\d+[,}]', r'"wsa_error":\d+[,}]',
               r"RuntimeError: unable to (?:write to|resize|stretch) file </torch_",
               r"[^\s;]; (?:Input/output error|No space left on device|Disk quota exceeded|Read-only file system"
               r"|Transport endpoint is not connected|Stale file handle|Permission denied|Operation not permitted"

@@ -47,7 +47,7 @@ from __future__ import annotations
 import re
 
 from stethoscope.facts.kinds.app import (  # noqa: F401 - the fact classes live in facts/kinds
-    TorchAgentSignal, TorchRendezvousError, TorchRendezvousIncomplete, TorchRendezvousJoin,
+    TorchAgentSignal, TorchRendezvousError, TorchRendezvousIncomplete, TorchRendezvousJoin, TorchWorkerGroupFailed,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines
 
@@ -206,6 +206,13 @@ _NOT_CONNECT = ("The client socket has timed out", "Ping failed")
 IN_USE = re.compile(r"The server socket has failed to (?:listen|bind)[^\n]{0,400}?(?:\((?:errno|generic error): \d{1,5} - Address already in use\)"
                     r"|\(system error: 10048 - |name: EADDRINUSE)"
                     r"|\b(?:RuntimeError|DistNetworkError): Address already in use\s*$", re.M)
+# the store's server could not bind its port for want of privilege: EACCES (13, "Permission denied") on bind, Linux
+# letting only root (CAP_NET_BIND_SERVICE) bind a port below 1024 (a MASTER_PORT drawn from $RANDOM, a port number
+# mistyped), or a security policy refusing it; c10d's same formatter (socket.cpp), the libuv store's uv_err_name:
+# torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. The server socket has failed to bind to [::]:98 (errno: 13 - Permission denied). The server socket has failed to bind to 0.0.0.0:98 (errno: 13 - Permission denied).   (KimMeen/Time-LLM#158)
+#   (the libuv store's "port: 98, useIpv6: 0, code: -13, name: EACCES, message: permission denied" is the same refusal)
+BIND_DENIED = re.compile(r"The server socket has failed to (?:listen|bind)[^\n]{0,400}?(?:\((?:errno|generic error): 13 - Permission denied\)"
+                         r"|name: EACCES)")
 #   the port after "[host]:", the libuv store's "port: ", or an unbracketed address or name ("bind to 0.0.0.0:22",
 #   "bind to activate.adobe.com:10086" of the lines above)
 PORT = re.compile(r"(?:\]:|port: |(?:bind to|listen on) [^\s\[\]():]{1,253}:)(?P<port>\d+)")
@@ -216,6 +223,14 @@ PORT = re.compile(r"(?:\]:|port: |(?:bind to|listen on) [^\s\[\]():]{1,253}:)(?P
 SIGNALS = re.compile(r"\bSignalException: Process (?P<pid>\d+) got signal: (?P<sig>\w+)"
                      r"|\bReceived (?P<sig2>[\w.]+) death signal, shutting down workers"
                      r"|\bSending process (?P<pid3>\d+) closing signal (?P<sig3>SIG\w+)")
+# the agent found its worker group failed and restarts it (agent/server/api.py _invoke_run, 1.9+: logger.info("[%s]
+# Worker group %s. %s/%s attempts left; will restart worker group", role, state.name, remaining_restarts, max_restarts),
+# the state FAILED or UNHEALTHY; forks such as DLRover's add ", is failure node: ..." and a closing dot):
+# INFO:torch.distributed.elastic.agent.server.api:[default] Worker group FAILED. 3/3 attempts left; will restart worker group   (shun-zheng/Doc2EDAG#24)
+#   (with no restart left the agent stops the group and returns its failures, which the launcher reports: the
+#   failures table, torch_worker_failed's)
+GROUP_FAILED = re.compile(r"\] Worker group (?P<state>FAILED|UNHEALTHY)[.,] (?:is failure node: \w{1,10}, ?)?"
+                          r"(?P<left>\d{1,6})/(?P<max>\d{1,6}) attempts left; will restart worker group")
 # the same handler's raise as a traceback quotes its source (PyTorch's line, verbatim; an issue's title is often just it):
 # raise SignalException(f"Process {os.getpid()} got signal: {sigval}", sigval=sigval)        (modelscope/ms-swift#64, title)
 #   it names no signal (the exception's line after it does, where the paste kept it): the handler runs only for the
@@ -244,18 +259,19 @@ _ANY = re.compile(r"Rendezvous(?:Timeout|Connection|Closed|State)?Error\b|client
                   r"|ncclUniqueId|Socket Timeout|Wait timeout|wait timeout after|barrier timeout after|Timeout waiting for key: |waitForInput: "
                   r"|store based barrier|client socket has failed to connect|server socket has failed to|Address already in use"
                   r"|has timed out, will retry|TCP client failed to connect/validate"
-                  r"|SignalException: Process|raise SignalException\(|death signal, shutting down|closing signal SIG")
+                  r"|SignalException: Process|raise SignalException\(|death signal, shutting down|closing signal SIG"
+                  r"|attempts left; will restart worker group")
 #: the literals in front of each pattern of this reader (detect's cheap gate)
 _GATES = ("Rendezvous", "client socket has", "waiting for clients", "DistNetworkError: ", "ncclUniqueId", "Socket Timeout",
           "Wait timeout", "wait timeout after", "barrier timeout after", "Timeout waiting for key", "waitForInput: ", "store based barrier",
-          "server socket has failed", "Address already in use", "has timed out, will retry", "TCP client failed to connect/validate", "SignalException", "death signal", "closing signal",
+          "server socket has failed", "Address already in use", "has timed out, will retry", "TCP client failed to connect/validate", "SignalException", "death signal", "closing signal", "attempts left; will restart",
           "] recvValue failed on ", "] recvVector failed on ", "] sendBytes failed on ", '"should dump" flag on TCPStore',
           "ProcessGroupNCCL::HeartbeatMonitor::runLoop()", "ProcessGroupNCCL::heartbeatMonitor()")
 
 
 def detect(text: str) -> bool:
     if any(g in text for g in _GATES) and any(
-            p.search(text) for p in (UNIQUE_ID, KEY_TIMEOUT, BARRIER, WAITING, CONNECT, IN_USE, SIGNALS, RAISED)):
+            p.search(text) for p in (UNIQUE_ID, KEY_TIMEOUT, BARRIER, WAITING, CONNECT, IN_USE, BIND_DENIED, SIGNALS, GROUP_FAILED, RAISED)):
         return True
     return ("Rendezvous" in text and RDZV.search(text) is not None) or (
         "client socket has timed out" in text and STORE.search(text) is not None) or (
@@ -408,9 +424,10 @@ def _store_or_agent(b: FactBuilder, line: int, raw: str, config: dict, agent_err
               timeout_s=int(ms) / 1000 if ms else None, during_rendezvous=agent_error)
         return True
     m = IN_USE.search(raw)
-    if m:
+    denied = m is None and BIND_DENIED.search(raw) is not None
+    if m or denied:
         port = PORT.search(raw)
-        b.add(TorchRendezvousError, line, error="address_in_use", message=msg,
+        b.add(TorchRendezvousError, line, error="bind_permission_denied" if denied else "address_in_use", message=msg,
               endpoint=f":{port['port']}" if port else config["endpoint"], during_rendezvous=agent_error)
         return True
     m = CONNECT.search(raw)
@@ -428,6 +445,10 @@ def _store_or_agent(b: FactBuilder, line: int, raw: str, config: dict, agent_err
         pid = m["pid"] or m["pid3"]
         b.add(TorchAgentSignal, line, event="closing" if closing else "received",
               signal=m["sig"] or m["sig2"] or m["sig3"], pid=int(pid) if pid else None)
+        return True
+    m = GROUP_FAILED.search(raw)
+    if m:
+        b.add(TorchWorkerGroupFailed, line, state=m["state"], attempts_left=int(m["left"]), max_restarts=int(m["max"]))
         return True
     if RAISED.search(raw):
         # one fact per signal: the exception's own line, read above, names it where the paste holds it
@@ -456,4 +477,4 @@ def _joins(artefact: Artefact, b: FactBuilder, result: ParseResult) -> None:
 #: (all readers' signatures are matched in one pass: facts/classify.py)
 SIGNATURES = (RDZV, STORE, OLD_STORE, JOIN, CLIENTS, LOST, GLOO_LOST, RECV_LOST, SHOULD_DUMP, UNIQUE_ID, KEY_TIMEOUT, BARRIER, WAITING,
               CONNECT,
-              IN_USE, SIGNALS, RAISED, MONITOR_SIGNATURE)
+              IN_USE, BIND_DENIED, SIGNALS, GROUP_FAILED, RAISED, MONITOR_SIGNATURE)

@@ -201,3 +201,38 @@ def test_file_exists_not_from_a_mkdir_accepting_one():
         "FileExistsError: [Errno 17] File exists", "PermissionError: [Errno 13] Permission denied")
     assert [f.mkdir_exist_ok for f in parse_text(eacces).facts] == [False]
     assert [f.mkdir_exist_ok for f in parse_text("FileExistsError: [Errno 17] File exists: 'out'\n").facts] == [False]
+
+
+@pytest.mark.parametrize("name,want", [
+    # gRPC core's OS error JSON: wrapped by a terminal (the errno beside the description), cut after the errno, and
+    # Windows' Winsock form (its message in the system's language, the code read)
+    ("ray12206_raylet_grpc_os_error_98_wrapped.txt", [(3, 98, "EADDRINUSE", "Address already in use")]),
+    ("ray14098_raylet_grpc_os_error_98_cut.txt", [(1, 98, "EADDRINUSE", "Address already in use")]),
+    ("grpc16422_windows_wsa_error_10048.txt",
+     [(1, 10048, "EADDRINUSE", "Only one usage of each socket address (protocol/network address/port) is normally permitted.")]),
+    # cut before the errno: nothing says which error
+    ("ray23152_raylet_grpc_error_cut_before_errno.txt", []),
+])
+def test_grpc_os_error(name, want):
+    text = (FIX / name).read_text()
+    assert python_os_error.detect(text) == bool(want)
+    got = [(f.evidence.line, f.errno, f.errno_name, f.strerror) for f in parse_text(text).facts]
+    assert got == want
+
+
+@pytest.mark.parametrize("text,want", [
+    # CONSTRUCTED from grpc_os_error's JSON before 1.10 ("OS Error" the description, the strerror under os_error)
+    ('{"created":"@1","description":"OS Error","errno":98,"file":"src/core/lib/iomgr/tcp_server_utils_posix_common.c","file_line":173,"os_error":"Address already in use","syscall":"bind"}\n',
+     [(98, "EADDRINUSE")]),
+    # CONSTRUCTED: an errno whose text is no strerror, a Winsock code that is no POSIX errno's: not read
+    ('{"description":"Something else","errno":98}\n', []),
+    ('{"os_error":"An unknown error","syscall":"bind","wsa_error":10013}\n', []),
+])
+def test_grpc_os_error_forms(text, want):
+    assert [(f.errno, f.errno_name) for f in parse_text(text).facts] == want
+
+
+def test_macos_errno_named_from_its_text():
+    # asweigart/whatismyip#2: macOS numbers EADDRINUSE 48 (Linux 98): the strerror text names it
+    text = (FIX / "whatismyip2_macos_errno_48.txt").read_text()
+    assert [(f.errno, f.errno_name) for f in parse_text(text).facts] == [(48, "EADDRINUSE")]

@@ -121,6 +121,9 @@ def test_connection_closed_by_the_other_end(line, expect):
      ("clients_timeout", 4, 8)),
     ("[W socket.cpp:601] [c10d] The client socket has failed to connect to [node12]:29500 (errno: 111 - Connection refused).", ("connect_failed", None, None)),
     ("RuntimeError: Address already in use", ("address_in_use", None, None)),
+    # a bind refused with EACCES (a port below 1024), KimMeen/Time-LLM#158's form with another port
+    ("torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. The server socket has failed to bind to [::]:443 (errno: 13 - Permission denied).",
+     ("bind_permission_denied", None, None)),
     ("torch.distributed.elastic.rendezvous.api.RendezvousError: Unexpected state of EtcdRendezvousHandler, worker needs to die.", ("rendezvous", None, None)),
     # near misses: a program's own socket error, a graceful exit, the words in prose
     ("OSError: [Errno 98] Address already in use", None),
