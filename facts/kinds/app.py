@@ -893,6 +893,9 @@ class XlaNcclError(Fact):
     operation: str  # "ncclGroupEnd", "ncclCommInitRank"
     result: str  # as printed: "unhandled cuda error"
     nccl_error: str | None = None  # "ncclUnhandledCudaError"
+    #: XLA's own abort of the communicator after NCCL reported an asynchronous error ("Aborting communicator: 0x...
+    #: due to async NCCL error: ..."): a consequence of that error, which ``result`` names
+    aborted: bool = False
 
 
 @fact_kind

@@ -246,7 +246,8 @@ class NvrmError(KernelLineFact):
     kind: Literal["nvrm_error"] = "nvrm_error"
     #: the message_kind entries of knowledge/xid_nvrm_messages.yaml: rm_init_adapter_failed, api_mismatch,
     #: assert_failed, gsp_rpc_timeout, gsp_crash_report, gsp_heartbeat_timeout, gsp_stalled_marked_for_reset,
-    #: rc_watchdog_timeout, gsp_rpc_failed, gsp_boot_failed, gpu_lost, no_gpu_found, probe_failed, bar_invalid,
+    #: rc_watchdog_timeout, gsp_rpc_failed, gsp_boot_failed, gpu_lost, no_gpu_found, probe_failed, bar_invalid, va_space_exhausted,
+    #: va_update_failed, bar_map_overrun,
     #: open_module_unsupported, open_module_required, gpu_unsupported_by_release, gpu_unsupported_spurious,
     #: gsp_firmware_missing, gsp_firmware_load_failed, region_busy, modeset_rm_call_failed (nvidia-modeset's line,
     #: kernel_log_modeset); or other
@@ -303,6 +304,11 @@ class NvidiaDrmError(KernelLineFact):
     function: str | None = None  # the kernel function DRM_ERROR names: __nv_drm_nvkms_gem_obj_init
     gpu_id: str | None = None  # nvidia-drm's "GPU ID 0x00000200" (the RM GPU id, not a bus id)
     message: str
+    #: the GEM buffer's memory could not be allocated ("Failed to allocate NVKMS memory for GEM object", or the
+    #: info line "... video memory for GEM object, trying to fall back to sysmem"): video memory full
+    alloc_failed: bool = False
+    #: the line was the sysmem fallback's ("trying to fall back to sysmem"): video memory full, system memory tried next
+    sysmem_fallback: bool = False
 
 
 @fact_kind

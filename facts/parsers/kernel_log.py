@@ -55,7 +55,7 @@ from stethoscope.facts.parsers import kernel_log_splat
 from stethoscope.facts.parsers.kernel_log_ghes import KEYWORDS as GHES_KEYWORDS, GhesRecords
 from stethoscope.facts.parsers import nvsentinel_event, xid_quoted
 from stethoscope.facts.kinds.dcgm import XidQuoted
-from stethoscope.facts.parsers.kernel_log_nvrm import parse_nvrm
+from stethoscope.facts.parsers.kernel_log_nvrm import parse_bar_map_line, parse_nvrm
 from stethoscope.facts.parsers.kernel_log_time import runs_on, spans
 from stethoscope.facts.parsers.kernel_log_pcie_recovery import KEYWORDS as RECOVERY_KEYWORDS, AerRecovery
 from stethoscope.facts.parsers.kernel_log_pcie import (
@@ -109,6 +109,7 @@ _KEYWORDS = re.compile(
     r"|nvidia: probe of |probe with driver nvidia |of memory(?: \(oom_kill_allocating_task\))?: Kill|Killed process \d|oom-kill:constraint="
     r"|: BAR \d+: (?:no space for|failed to assign) |\]: (?:can't assign; no space|failed to assign)"
     r"| Gb/s available PCIe bandwidth, limited by "  # drivers/pci/pci.c __pcie_print_link_status (kernel_log_pcie)
+    r"|\] mapping multiple BARs"  # arch/x86/mm/ioremap.c on a module's mapping (kernel_log_nvrm.parse_bar_map_line)
     r"|(?:Direct firmware load for |loading /lib/firmware/)nvidia/|" + IOMMU_KEYWORDS + "|" + UNREACHABLE_KEYWORDS + "|" + DISPLAY_KEYWORD + "|" + kernel_log_modules.KEYWORDS
     + "|" + kernel_log_host.KEYWORDS + "|" + kernel_log_host_os.KEYWORDS + "|" + kernel_log_gds.KEYWORDS + "|" + kernel_log_drm.KEYWORDS + "|" + kernel_log_efa.KEYWORDS
     + "|" + kernel_log_splat.KEYWORDS + "|" + kernel_log_modeset.KEYWORDS + "|" + RECOVERY_KEYWORDS + "|" + kernel_log_amdgpu.KEYWORDS
@@ -614,7 +615,10 @@ def parse(artefact: Artefact) -> ParseResult:
             if kernel_log_amdgpu.note_ras_error(ln, msg, common, amd_ras):
                 boots.had_content = True
                 continue
-        if "*ERROR*" in msg and kernel_log_drm.parse_drm_line(b, ln, msg, common, used):
+        if "multiple BARs" in msg and parse_bar_map_line(b, ln, msg, common, lines, used):
+            boots.had_content = True
+            continue
+        if ("*ERROR*" in msg or "fall back to sysmem" in msg) and kernel_log_drm.parse_drm_line(b, ln, msg, common, used):
             boots.had_content = True
             continue
         if "nvidia-modeset: ERROR: " in msg and kernel_log_modeset.parse_modeset_line(b, ln, msg, common, used):

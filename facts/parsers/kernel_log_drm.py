@@ -11,7 +11,15 @@ reporter pasted it with the address elided)::
 
     [drm:__nv_drm_nvkms_gem_obj_init [nvidia_drm]] *ERROR* [nvidia-drm] [GPU ID 0x00000200] Failed to get memory pages for NvKmsKapiMemory 0x<addr>
 
-Its info and warning lines (``[drm] [nvidia-drm] [GPU ID 0x...] Loading driver``) give nothing.
+Its info and warning lines (``[drm] [nvidia-drm] [GPU ID 0x...] Loading driver``) give nothing, but for one:
+the GEM allocation's fallback to system memory of newer releases, printed at info level when video memory is full
+(NVIDIA/open-gpu-kernel-modules#1078, 2026)::
+
+    [drm] [nvidia-drm] [GPU ID 0x00000100] Failed to allocate NVKMS video memory for GEM object, trying to fall back to sysmem
+
+That line and the error ``Failed to allocate NVKMS memory for GEM object`` (nvidia-drm-gem-nvkms-memory.c
+nv_drm_gem_alloc_nvkms_memory_ioctl, when nvKms->allocateMemory returns NULL) set ``alloc_failed``: the buffer a
+display client asked for could not be allocated, a full video memory, not a GPU fault.
 """
 from __future__ import annotations
 
@@ -21,7 +29,7 @@ from stethoscope.facts.kinds.kernel import NvidiaDrmError  # noqa: F401 - the fa
 from stethoscope.facts.parsers.base import FactBuilder
 
 #: the literal part of each line: kernel_log's keyword scan looks for these
-KEYWORDS = r"\*ERROR\* \[nvidia-drm\] "
+KEYWORDS = r"\*ERROR\* \[nvidia-drm\] |for GEM object, trying to fall back to sysmem"
 
 # [drm:__nv_drm_nvkms_gem_obj_init [nvidia_drm]] *ERROR* [nvidia-drm] [GPU ID 0x00000200] Failed to get memory pages for NvKmsKapiMemory 0x<addr>
 # nvidia-drm 0000:01:00.0: [drm] *ERROR* [nvidia-drm] [GPU ID 0x00000100] Failed to ...        (drm_err, format filled)
@@ -31,14 +39,29 @@ _LINE = re.compile(
 )
 
 
+# [drm:nv_drm_gem_alloc_nvkms_memory_ioctl [nvidia_drm]] *ERROR* [nvidia-drm] [GPU ID 0x00000100] Failed to allocate NVKMS memory for GEM object
+#   (ValveSoftware/Proton#8622, 2026)
+_ALLOC = re.compile(r"^Failed to allocate NVKMS (?:video )?memory for GEM object")
+# [drm] [nvidia-drm] [GPU ID 0x00000100] Failed to allocate NVKMS video memory for GEM object, trying to fall back to sysmem
+_FALLBACK = re.compile(r"\[drm\] \[nvidia-drm\] (?:\[GPU ID 0x(?P<gpu>[0-9a-fA-F]{8})\] )?"
+                       r"(?P<msg>Failed to allocate NVKMS video memory for GEM object, trying to fall back to sysmem)")
+
+
 def parse_drm_line(b: FactBuilder, ln: int, msg: str, common: dict, used: set[int]) -> bool:
     """Add the fact of one nvidia-drm error line; False when the message is not one."""
-    if "[nvidia-drm]" not in msg or (m := _LINE.search(msg)) is None:
+    if "[nvidia-drm]" not in msg:
+        return False
+    if (m := _LINE.search(msg)) is None:
+        if "fall back to sysmem" in msg and (f := _FALLBACK.search(msg)) is not None:
+            b.add(NvidiaDrmError, ln, gpu_id=("0x" + f["gpu"].lower()) if f["gpu"] else None, message=f["msg"],
+                  alloc_failed=True, sysmem_fallback=True, **common)
+            used.add(ln)
+            return True
         return False
     if not m["msg"]:
         b.error(ln, "nvidia-drm error line without a message")
         return True
     b.add(NvidiaDrmError, ln, function=m["func"], gpu_id=("0x" + m["gpu"].lower()) if m["gpu"] else None,
-          message=m["msg"], **common)
+          message=m["msg"], alloc_failed=_ALLOC.search(m["msg"]) is not None, **common)
     used.add(ln)
     return True

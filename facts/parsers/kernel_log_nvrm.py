@@ -317,6 +317,31 @@ _OPEN_END = re.compile(r"System Processor \(GSP\)|open kernel modules|driver rel
 _GSP_FW_MISSING = re.compile(r"NVRM: (?:GPU\d+ )?RmFetchGspRmImages: No firmware image found")
 _FW_LOAD = re.compile(rf"\bnvidia (?P<bdf>{_BDF}): (?:Direct firmware load for |loading /lib/firmware/)"
                       r"nvidia/(?P<version>\d[\w.-]*)/(?P<file>\w+\.bin) failed with error (?P<err>-?\d+)")
+# The driver found no room in a GPU virtual address space (BAR1 for the CPU's and the display's mappings) for a mapping
+# (src/nvidia/src/kernel/gpu/mem_mgr/arch/maxwell/virt_mem_allocator_gm107.c dmaAllocMapping_GM107, 515-610:
+# NV_PRINTF(LEVEL_ERROR, "can't alloc VA space for mapping.\n") when vaspaceAlloc fails):
+# NVRM: dmaAllocMapping_GM107: can't alloc VA space for mapping.     (NVIDIA/open-gpu-kernel-modules#1132, 610.57.04)
+_VA_EXHAUSTED = re.compile(r"NVRM: (?:GPU\d+ )?dmaAllocMapping\w{0,20}: can't alloc VA space for mapping")
+# its sibling when the mapping could not be written into the VA space it got (the same function:
+# "can't update VA space for mapping @vaddr=0x%llx\n"), beside the check failures that say where:
+# NVRM: dmaAllocMapping_GM107: can't update VA space for mapping @vaddr=0x93210000   (NVIDIA/open-gpu-kernel-modules#1078)
+_VA_UPDATE = re.compile(r"NVRM: (?:GPU\d+ )?dmaAllocMapping\w{0,20}: can't update VA space for mapping")
+# the same failure as the BAR1 mapping-reuse code's assertion returns it (mapping_reuse.c, reusemappingdbMap of pBar1VaInfo):
+# NVRM: nvAssertOkFailedNoLog: Assertion failed: Out of memory [NV_ERR_NO_MEMORY] (0x00000051) returned from pReuseMappingDb->pMapCb(...) @ mapping_reuse.c:273
+# NVRM: nvAssertOkFailedNoLog: Assertion failed: Out of memory [NV_ERR_NO_MEMORY] (0x00000051) returned from reusemappingdbMap(&pBar1VaInfo-
+#   (NVIDIA/open-gpu-kernel-modules#1132, the second cut where the paste ends)
+_VA_ASSERT = re.compile(r"\[NV_ERR_NO_MEMORY\].{0,200}?(?:@ mapping_reuse\.c:|reusemappingdb\w{0,20}\(&?p?Bar1Va)")
+# The kernel's ioremap check on an NVIDIA module's mapping (kernel/resource.c iomem_map_sanity_check:
+# "resource sanity check: requesting [mem %pa-%pa], which spans more than %s %pR"; arch/x86/mm/ioremap.c
+# __ioremap_caller: "caller %pS mapping multiple BARs"): the mapping runs past the end of a PCI resource (a GPU's BAR,
+# a bus window); the kernel maps it all the same. Real lines (NVIDIA/open-gpu-kernel-modules#1140, 610.43.02):
+# resource: resource sanity check: requesting [mem 0x00000000dfd20000-0x00000000e004ffff], which spans more than 0000:0a:00.0 [mem 0xd0000000-0xdfffffff 64bit pref]
+# caller __nv_drm_gem_nvkms_map+0xc3/0x130 [nvidia_drm] mapping multiple BARs
+_MULTI_BAR = re.compile(r"\bcaller (?P<fn>[\w.]{1,80})\+0x[0-9a-f]{1,8}/0x[0-9a-f]{1,8} \[(?P<mod>nvidia(?:_drm|_modeset|_uvm)?)\] mapping multiple BARs")
+_SANITY = re.compile(r"resource sanity check: requesting \[mem (?P<lo>0x[0-9a-f]{1,16})-(?P<hi>0x[0-9a-f]{1,16})\], which spans more than "
+                     rf"(?:(?P<bdf>{_BDF})|(?P<name>[^\[\n]{{1,60}}?)) (?P<res>\[mem [^\]\n]{{1,80}}\])")
+#: how far above the "caller ... mapping multiple BARs" line its "resource sanity check" line is looked for
+_SANITY_BACK = 2
 #: how far back from RmFetchGspRmImages the firmware loader's line is looked for
 _FW_BACK = 3
 # what makes an unknown NVRM line a failure worth reporting
@@ -625,7 +650,25 @@ def parse_nvrm(b: FactBuilder, ln: int, msg: str, common: dict, lines: list[str]
             add("gsp_stalled_marked_for_reset", detail=m["where"])
             used.add(ln)
             return True
+        if m["status"] == "NV_ERR_NO_MEMORY" and _VA_ASSERT.search(msg) is not None:
+            # the BAR1 mapping-reuse code returning the VA allocation failure: after its "can't alloc VA space" line the
+            # same event; alone (that line not pasted), the exhaustion all the same
+            if not any(_VA_EXHAUSTED.search(lines[k]) for k in range(max(0, ln - 1 - _CONTINUATION), ln - 1)):
+                add("va_space_exhausted", status="", code=m["code"], detail=m["where"] or "NV_ERR_NO_MEMORY from the BAR1 mapping code")
+            used.add(ln)
+            return True
         add("assert_failed", status=m["status"] or "", code=m["code"], detail=(m["where"] or m["what"] or None))
+        used.add(ln)
+        return True
+    if "VA space" in msg and _VA_EXHAUSTED.search(msg) is not None:
+        # a burst prints it many times, each with an assertion: one fact per run of them (none within _CONTINUATION lines above)
+        if not any(_VA_EXHAUSTED.search(lines[k]) for k in range(max(0, ln - 1 - _CONTINUATION), ln - 1)):
+            add("va_space_exhausted")
+        used.add(ln)
+        return True
+    if "VA space" in msg and _VA_UPDATE.search(msg) is not None:
+        if not any(_VA_UPDATE.search(lines[k]) for k in range(max(0, ln - 1 - _CONTINUATION), ln - 1)):
+            add("va_update_failed")
         used.add(ln)
         return True
     if (m := _GSP_TIMEOUT.search(msg)) is not None:
@@ -752,3 +795,25 @@ def parse_nvrm(b: FactBuilder, ln: int, msg: str, common: dict, lines: list[str]
         used.add(ln)
         return True
     return False
+
+
+def parse_bar_map_line(b: FactBuilder, ln: int, msg: str, common: dict, lines: list[str], used: set[int]) -> bool:
+    """Read the kernel's "caller <fn> [nvidia...] mapping multiple BARs" with the "resource sanity check" line above it
+    (message_kind bar_map_overrun); False for another module's mapping (not the NVIDIA driver's to explain)."""
+    if (m := _MULTI_BAR.search(msg)) is None:
+        return False
+    bdf, detail = None, f"{m['fn']} [{m['mod']}] mapped past the end of a PCI resource"
+    for k in range(ln - 1, max(0, ln - 1 - _SANITY_BACK), -1):
+        if k in used:
+            break
+        if (s := _SANITY.search(lines[k - 1])) is not None:
+            bdf = s["bdf"]
+            detail = (f"{m['fn']} [{m['mod']}] mapped [mem {s['lo']}-{s['hi']}], past "
+                      f"{s['bdf'] or s['name'].strip()} {s['res']}")
+            used.add(k)
+            break
+    b.add(NvrmError, ln, message_kind="bar_map_overrun", pci_bus_id=try_pci_bus_id(bdf) if bdf else None,
+          message=msg.strip(), detail=detail, **common)
+    used.add(ln)
+    return True
+

@@ -436,6 +436,10 @@ def _nccl_error_line(b: FactBuilder, no: int, line: str, nxt: str, nxt_no: int, 
     The message after ``Last error:`` is NCCL's own: it becomes the NCCL fact it stands for."""
     prev = out[-1] if out else None
     m = tl.NCCL_ERROR.search(line)
+    if m is not None and tl.XLA_ABORT in line:
+        # XLA's "Aborting communicator: 0x... due to async NCCL error: <text>": the xla_nccl reader's line
+        # (its rule says the abort is XLA's, a consequence of the error), not PyTorch's report of that error
+        return True
     if m is not None:
         msg = m["msg"].strip().strip("'")  # NCCLCHECK quotes ncclGetErrorString()'s text: '...'
         if m.group(0).startswith("NCCL failure "):  # CudaCall's " ; GPU=0 ; hostname=... ; expr=...;" after the text

@@ -65,7 +65,8 @@ DETECT = re.compile(
     # pynccl_wrapper.py NCCL_CHECK: raise RuntimeError(f"NCCL error: {error_str}") (vLLM docs, troubleshooting):
     # RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)
     # RuntimeError: NCCL error: remote process exited or there was a network error
-    r"|(?:NCCL error|Failed to initialize NCCL communicator): (?:unhandled (?:cuda|system) error|internal error|invalid (?:argument|usage)|remote process exited)"
+    #   (not XLA's "Aborting communicator: 0x... due to async NCCL error: ...", the xla_nccl reader's: "async " before it)
+    r"|(?:(?:^|[^ \n]|[^c\n] )NCCL error|Failed to initialize NCCL communicator): (?:unhandled (?:cuda|system) error|internal error|invalid (?:argument|usage)|remote process exited)"
     # c10d 1.x's C10D_NCCL_CHECK from a file that is not ProcessGroupNCCL.cpp (torch/lib/c10d/NCCLUtils.hpp: "NCCL error in: "
     # + std::string(__FILE__) + ":" + std::to_string(__LINE__) + ", " + ncclGetErrorWithVersion(error), thrown as
     # std::runtime_error; before 1.2 ncclGetErrorString(error) alone); 2.x's DistBackendError is matched above:
@@ -285,6 +286,9 @@ SPAWN_EXITED = re.compile(r"(?:\bProcessExitedException|^Exception): process (?P
 # Not the raising code a Python traceback quotes under its frame, the message still an f-string's placeholder
 # (vLLM's and SGLang's pynccl_wrapper.py NCCL_CHECK, just above the RuntimeError it raises; sgl-project/sglang#8974):
 #     raise RuntimeError(f"NCCL error: {error_str}")
+#: XLA's abort of a communicator with an asynchronous NCCL error (xla_nccl's line, which NCCL_ERROR's "NCCL error: " matches):
+#: 2023-08-25 11:06:39.330561: E external/xla/xla/service/gpu/nccl_utils.cc:191] Aborting communicator: 0x5555a108ff90 due to async NCCL error: remote process exited or there was a network error   (NVIDIA/JAX-Toolbox#194)
+XLA_ABORT = " due to async NCCL error: "
 NCCL_ERROR = re.compile(r"(?:NCCL error(?: in: (?:\S+?|[^,\n]{1,300}:\d+),|:(?= " + NCCL_RESULT_TEXT + r"))|Failed to initialize NCCL communicator:"
                         r"|Failed, NCCL error \S+:\d+(?= " + NCCLCHECK_QUOTE + r")"
                         r"|NCCL Error \d+:(?= " + NCCL_RESULT_TEXT + r")"

@@ -34,7 +34,10 @@ status quotes no message gives an ``xla_nccl_error``: the operation and its resu
 result's ncclResult_t name (jax-ml/jax#15628: ``NCCL operation ncclGroupEnd() failed: unhandled
 cuda error.``). XLA's NCCL stub's own text, ``Unable to load NCCL library. Multi-GPU collectives will
 not work.`` in place of the result and the message, is no NCCL message: the library was never
-loaded, and the file gives one ``shared_library_missing`` (``libnccl.so.2``) instead. Empty input,
+loaded, and the file gives one ``shared_library_missing`` (``libnccl.so.2``) instead. XLA's heartbeat
+check aborting a communicator (``Aborting communicator: 0x5555a108ff90 due to async NCCL error: remote process
+exited or there was a network error``, NVIDIA/JAX-Toolbox#194) gives an ``xla_nccl_error`` with ``aborted`` set: the
+abort is XLA's, a consequence of the asynchronous NCCL error it names. Empty input,
 or text without these lines, yields nothing.
 """
 from __future__ import annotations
@@ -52,13 +55,18 @@ from stethoscope.facts.parsers.torch_log_lines import nccl_error_name
 KIND = "xla_nccl"
 
 #: literal gates of detect()
-_GATES = ("Last NCCL warning(error)", "NCCL operation ")
+_GATES = ("Last NCCL warning(error)", "NCCL operation ", "due to async NCCL error: ")
 # ... Last NCCL warning(error) log entry (may be unrelated) 'Bootstrap : no socket interface found'.
 # invalid usage ... Last NCCL warning(error): 'Bootstrap : no socket interface found'
 # RuntimeError: Internal: external/org_tensorflow/tensorflow/compiler/xla/service/gpu/nccl_all_reduce_thunk.cc:162: NCCL operation ncclAllReduce(send_buffer, recv_buffer, buffer.element_count, datatype, reduce_op, comm, *cu_stream) failed: invalid usage: while running replica 0 and partition 0 of a replicated computation (other replicas may have failed as well).   (j-towns/vdvae-jax#2)
 #   (the call quoted with blanks in its arguments: no "\S+ failed: " in it; the call's name is enough)
-_DETECT = re.compile(r"Last NCCL warning\(error\)|NCCL operation (?:\S+ failed: |nccl\w{1,60}\()")
-_LINE = re.compile(r"Last NCCL warning\(error\)|NCCL operation (?:\S+ failed: |nccl\w{1,60}\()")
+# XLA's heartbeat check of a clique's communicators (xla/service/gpu/nccl_utils.cc, later nccl_clique.cc CheckComm:
+# LOG(ERROR) << "Aborting communicator: " << comm << " due to async NCCL error: " << async_err), then its abort:
+# 2023-08-25 11:06:39.330561: E external/xla/xla/service/gpu/nccl_utils.cc:191] Aborting communicator: 0x5555a108ff90 due to async NCCL error: remote process exited or there was a network error   (NVIDIA/JAX-Toolbox#194)
+_ABORT = re.compile(r"Aborting communicator: (?P<comm>\S{1,40}) due to async NCCL error: (?:[A-Z_]{3,30}: )?"
+                    r"(?P<result>[^\n]*[^\s.])\.?\s*$")
+_DETECT = re.compile(r"Last NCCL warning\(error\)|NCCL operation (?:\S+ failed: |nccl\w{1,60}\()|Aborting communicator: \S{1,40} due to async NCCL error: ")
+_LINE = re.compile(r"Last NCCL warning\(error\)|NCCL operation (?:\S+ failed: |nccl\w{1,60}\()|Aborting communicator: \S{1,40} due to async NCCL error: ")
 # Last NCCL warning(error) log entry (may be unrelated) 'socketStartConnect: Connect to 10.0.0.2<45763> failed : Connection refused'.
 # Last NCCL warning(error) log entry (may be unrelated): Cuda failure 'out of memory'
 # ... log entry (may be unrelated) 'Attribute busid of node nic not found'.; current tracing scope: reduce-scatter-start.4; current
@@ -108,6 +116,15 @@ def parse(artefact: Artefact) -> ParseResult:
     stub = False
     for no, line in iter_lines(_LINE, artefact):
         result.lines_used += 1
+        if "Aborting communicator: " in line and (ab := _ABORT.search(line)) is not None:
+            # XLA aborting the communicator NCCL reported an asynchronous error on: its consequence, the error named;
+            # one fact per error text (every communicator of the clique, every process, prints it)
+            res = ab["result"].strip()
+            if ("abort", res) not in seen:
+                seen.add(("abort", res))
+                b.add(XlaNcclError, no, operation="ncclCommGetAsyncError", result=res, nccl_error=nccl_error_name(res),
+                      aborted=True)
+            continue
         if _STUB in line:  # not NCCL's message but XLA's: NCCL itself was never loaded
             if not stub:
                 stub = True

@@ -49,3 +49,35 @@ def test_real_ogkm1170():
 ])
 def test_not_nvidia_drm_errors(line):
     assert _drm(line + "\n") == []
+
+
+# round rY2: a GEM buffer's allocation failing is video memory full (nvidia_drm_gem_alloc_failed), not a generic error
+ALLOC_FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "artefacts" / "kernel_log"
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+@pytest.mark.parametrize(("line", "alloc", "fallback"), [
+    # ValveSoftware/Proton#8622
+    ("[drm:nv_drm_gem_alloc_nvkms_memory_ioctl [nvidia_drm]] *ERROR* [nvidia-drm] [GPU ID 0x00000100] Failed to allocate NVKMS memory for GEM object",
+     True, False),
+    # NVIDIA/open-gpu-kernel-modules#1078: the info line of the sysmem fallback
+    ("[drm] [nvidia-drm] [GPU ID 0x00000100] Failed to allocate NVKMS video memory for GEM object, trying to fall back to sysmem",
+     True, True),
+    ("[drm:nv_drm_load [nvidia_drm]] *ERROR* [nvidia-drm] [GPU ID 0x00000100] Failed to allocate NvKmsKapiDevice", False, False),
+])
+def test_gem_allocation_forms(prefix, line, alloc, fallback):
+    text = prefix + line + "\n"
+    assert kernel_log.detect(text)
+    (f,) = _drm(text)
+    assert (f.alloc_failed, f.sysmem_fallback, f.gpu_id) == (alloc, fallback, "0x00000100")
+
+
+def test_real_gem_allocation_fixtures():
+    proton = _drm((ALLOC_FIXTURES / "proton8622_nvkms_gem_alloc_failed.log").read_text())
+    assert len(proton) == 8 and all(f.alloc_failed for f in proton)  # the ninth line is cut inside its function's name
+    full = _drm((ALLOC_FIXTURES / "ogkm1078_nvkms_gem_alloc_sysmem_fallback.log").read_text())
+    assert [f.sysmem_fallback for f in full] == [False] * 4 + [True] * 3  # the last line is cut inside "NVKMS"
+
+
+def test_other_info_lines_stay_unread():
+    assert _drm("[drm] [nvidia-drm] [GPU ID 0x00000100] Loading driver\n") == []

@@ -339,3 +339,42 @@ def test_probe_and_init_failures_real(name, want):
 ])
 def test_probe_neighbours(text, want):
     assert [(k, b, s or "") for k, b, s in _kinds(text)] == want
+
+
+# round rY2: BAR1 / GPU VA space exhaustion and the kernel's ioremap sanity check on an NVIDIA module's mapping
+_FIX = pathlib.Path(__file__).resolve().parents[2] / "fixtures" / "artefacts" / "kernel_log"
+
+
+def test_va_space_exhausted_with_its_assertions_is_one_event():
+    # NVIDIA/open-gpu-kernel-modules#1132: the VA line, then two NV_ERR_NO_MEMORY assertions of the mapping-reuse code
+    got = _kinds((_FIX / "ogkm1132_va_space_exhausted_bar1_reuse.log").read_text())
+    assert got == [("va_space_exhausted", None, "")]
+
+
+def test_va_space_burst_and_mapping_past_the_gpus_bar():
+    # NVIDIA/open-gpu-kernel-modules#1140: a burst of VA lines is one fact; "caller ... [nvidia_drm] mapping multiple BARs"
+    # with the sanity check above it names the GPU whose BAR the mapping ran past
+    facts = [f for f in _facts((_FIX / "ogkm1140_va_space_sanity_check_nvidia_drm.log").read_text()) if f.kind == "nvrm_error"]
+    assert [(f.message_kind, f.pci_bus_id) for f in facts] == [("va_space_exhausted", None), ("bar_map_overrun", "0000:0a:00.0")]
+    assert facts[1].detail == ("__nv_drm_gem_nvkms_map [nvidia_drm] mapped [mem 0x00000000dfd20000-0x00000000e004ffff], past "
+                               "0000:0a:00.0 [mem 0xd0000000-0xdfffffff 64bit pref]")
+
+
+@pytest.mark.parametrize("text, want", [
+    # CONSTRUCTED from virt_mem_allocator_gm107.c's format with a GPU prefix: the exhaustion
+    ("[  9.0] NVRM: GPU0 dmaAllocMapping_GM107: can't alloc VA space for mapping.\n", [("va_space_exhausted", None, "")]),
+    # NVIDIA/open-gpu-kernel-modules#1078's line (real): the mapping not written into its VA space
+    ("[  500.963439] NVRM: dmaAllocMapping_GM107: can't update VA space for mapping @vaddr=0x93210000\n", [("va_update_failed", None, "")]),
+    # CONSTRUCTED from nvassert.c's format: NV_ERR_NO_MEMORY elsewhere stays a driver assertion
+    ("[  9.0] NVRM: nvAssertOkFailedNoLog: Assertion failed: Out of memory [NV_ERR_NO_MEMORY] (0x00000051) returned from "
+     "memdescAlloc(pMemDesc) @ mem_desc.c:1234\n", [("assert_failed", None, "NV_ERR_NO_MEMORY")]),
+    # CONSTRUCTED from kernel/resource.c and arch/x86/mm/ioremap.c's formats: the legacy area under a bus window, [nvidia]
+    ("[  9.0] resource sanity check: requesting [mem 0x000c0000-0x000dffff], which spans more than PCI Bus 0000:00 "
+     "[mem 0x000c0000-0x000cbfff window]\n[  9.0] caller _nv012345rm+0x1a/0x40 [nvidia] mapping multiple BARs\n",
+     [("bar_map_overrun", None, "")]),
+    # CONSTRUCTED: another module's mapping is not the NVIDIA driver's to explain
+    ("[  9.0] resource sanity check: requesting [mem 0x000c0000-0x000dffff], which spans more than pnp 00:02 "
+     "[mem 0x000d2000-0x000d2fff]\n[  9.0] caller pci_map_rom+0x68/0x1c0 mapping multiple BARs\n", []),
+])
+def test_va_and_bar_map_forms(text, want):
+    assert _kinds(text) == want
