@@ -1303,3 +1303,19 @@ class PythonExtensionMissing(Fact):
     module: str  # "fused_layer_norm_cuda", "vllm._C", "selective_scan_cuda_core"
     package: str | None = None  # the first dotted part where the module has one ("vllm"); None for a top-level module
     exception: str  # "ModuleNotFoundError" (Python 3.6+), "ImportError" (before, and Python 2)
+
+
+@fact_kind
+class OffloadSwapSizeMismatch(Fact):
+    """DeepSpeed's async I/O (ZeRO-Infinity's NVMe offload of parameters, gradients or optimizer state) found a swap
+    file on disk of another size than the tensor buffer it reads it into (csrc/aio/py_lib deepspeed_aio_handle_t::
+    pread: ``<file>: buffer nbytes != file bytes <buffer> != <file>``, then the C assert
+    ``Assertion `static_cast<long long int>(buffer.nbytes()) == num_file_bytes' failed.`` that aborts the process):
+    the swap file written earlier is incomplete."""
+
+    kind: Literal["offload_swap_size_mismatch"] = "offload_swap_size_mismatch"
+    path: str | None = None  # the swap file: "/nvme/zero_stage_3/fp16params/rank24/0_param.tensor.swp"
+    buffer_bytes: int | None = None  # the tensor buffer's size
+    file_bytes: int | None = None  # the file's size on disk
+    assertion: bool = False  # the line is the assert that aborted the process, not the size report
+    message: str

@@ -56,3 +56,21 @@ class EngineWorldSizeMismatch(Fact):
     tp: int | None = None
     pp: int | None = None
     cp: int | None = None
+
+
+@fact_kind
+class PmixErrorLogged(Fact):
+    """An error line the PMIx library logged in a process (its PMIX_ERROR_LOG: ``[host:pid] PMIX ERROR: <status>
+    in file <file> at line <n>``, or its buffer unpacker's ``UNPACK-PMIX-VALUE: UNSUPPORTED TYPE <n>``): the client
+    in an MPI rank, the server in srun's stepd, prterun or prted. An error in unpacking a message (a bfrops file, an
+    UNPACK-* status, a type the unpacker does not know) is a message the other side packed in a layout this side's
+    PMIx does not read."""
+
+    kind: Literal["pmix_error_logged"] = "pmix_error_logged"
+    status: str  # PMIx_Error_string's text: "OUT-OF-RESOURCE", "UNPACK-PAST-END", "UNSUPPORTED TYPE" (the unpacker's)
+    source_file: str | None = None  # "base/bfrop_base_unpack.c", as the build wrote __FILE__
+    source_line: int | None = None
+    unsupported_type: int | None = None  # the data type code UNPACK-PMIX-VALUE did not know
+    unpack: bool = False  # the error is in unpacking a message (bfrops, UNPACK-*): the two sides' layouts differ
+    host: str | None = None  # pmix_output's "[host:pid]" prefix
+    message: str
