@@ -13,7 +13,12 @@ The forms, from the tools' own sources:
   processing:`` then one package or file a line);
 - apt (apt-pkg/deb/dpkgpm.cc ``Sub-process %s returned an error code (%u)``, printed ``E: ...``);
 - DKMS (dkms's ``die 10 "Bad return status for module build on kernel: $kernelver ($arch)" "Consult
-  $build_dir/make.log for more information."``, printed ``Error! ...``).
+  $build_dir/make.log for more information."``, printed ``Error! ...``; its check for the kernel's build tree,
+  ``Your kernel headers for kernel $kernelver cannot be found ...``, in each release's wording: see _HEADERS);
+- the NVIDIA driver's own build (kernel-open/conftest.sh module_symvers_sanity_check, run by its Kbuild: ``The
+  Module.symvers file is missing, or does not contain any`` / ``symbols exported from the kernel. This could cause
+  the NVIDIA`` ..., then make's ``*** [.../Kbuild:NNN: module_symvers_sanity_check] Error 1``): the kernel's
+  build tree lacks the symbol list of the running kernel, the module is not built.
 
 Sample content (pop-os/beta#310: nvidia-dkms-390 on a kernel the 390 branch does not build on)::
 
@@ -86,6 +91,48 @@ _APT = re.compile(r"^E: Sub-process \S{0,200}dpkg returned an error code \((?P<r
 _DKMS_BUILD = re.compile(r"^Error! Bad return status for module build on kernel: (?P<kernel>\S{1,120}) \((?P<arch>[\w-]{1,20})\)\s*$")
 # Consult /var/lib/dkms/nvidia/390.144/build/make.log for more information.             (pop-os/beta#310)
 _DKMS_CONSULT = re.compile(r"^Consult \S{0,200}/(?P<module>[\w.+-]{1,80})/(?P<version>[\w.+~-]{1,80})/build/make\.log for more information\.\s*$")
+# DKMS's check for the kernel's build tree (dkms's check_module_args / prepare_kernel: "Your kernel headers for kernel
+# $kernelver cannot be found ..."), in each release's words, its first line:
+# Error! Your kernel headers for kernel 3.5.0-26-generic cannot be found.                                  (dkms 2.2, Ubuntu:
+#   then "Please install the linux-headers-3.5.0-26-generic package," / "or use the --kernelsourcedir option to tell DKMS where it's located")
+# Error! Your kernel headers for kernel 2.6.38-02063801-generic cannot be found at                         (dkms 2.x upstream:
+#   then "/lib/modules/2.6.38-02063801-generic/build or /lib/modules/2.6.38-02063801-generic/source.")
+# Error! echo  /  Your kernel headers for kernel 3.10.33-1-lts cannot be found at                          (dkms 2.8's "echo" slip:
+#   the message on its own line after "Error! echo")
+# Failed to run `/usr/sbin/dkms build -m nvidia -v 440.64 -k 3.10.0-957.el7.x86_64`: Error! Echo Your kernel headers for
+#   kernel 3.10.0-957.el7.x86_64 cannot be found at /lib/modules/3.10.0-957.el7.x86_64/build or ... (nvidia-installer running dkms)
+# Error! Your kernel headers for kernel linux-headers-6.19.6-tkg-bore cannot be found at /lib/modules/linux-headers-6.19.6-tkg-bore/build
+#   or /lib/modules/linux-headers-6.19.6-tkg-bore/source.                                                 (dkms 3.x; Frogging-Family/linux-tkg#1186)
+#   then "Please install the linux-headers-<kernel> package or use the --kernelsourcedir option to tell DKMS where it's located"
+_HEADERS = re.compile(r"^(?:Failed to run `(?P<cmd>[^`\n]{1,500})`: )?"
+                      r"(?:Error! (?:[Ee]cho )?)?Your kernel headers for kernel (?P<kernel>\S{1,120}) cannot be found\b[^\n]{0,400}$")
+# the dkms command's module and version (nvidia-installer's "Failed to run `/usr/sbin/dkms build -m nvidia -v 440.64 -k ...`")
+_CMD_MODULE = re.compile(r" -m (?P<module>[\w.+-]{1,80})(?: -v (?P<version>[\w.+~-]{1,80}))?")
+# its other lines, read with no fact:
+# Please install the linux-headers-3.5.0-26-generic package,   or use the --kernelsourcedir option to tell DKMS where it's located
+# /lib/modules/2.6.38-02063801-generic/build or /lib/modules/2.6.38-02063801-generic/source.   Error! echo
+_HEADERS_MORE = re.compile(r"^(?:Please install the \S{1,200} package[^\n]{0,200}|(?:or )?(?:You can )?use the --kernelsourcedir option to tell DKMS"
+                           r" where it's located\.?|\S{0,40}/modules/\S{1,120}/build or \S{0,40}/modules/\S{1,120}/source\.|Error! [Ee]cho)\s*$")
+# the NVIDIA driver's conftest.sh (module_symvers_sanity_check, run by its Kbuild: 430 on; kernel-open/conftest.sh of the
+# open modules), printed into the build's make.log:
+# The Module.symvers file is missing, or does not contain any                 (Tk-Glitch/PKGBUILDS#414: 435.27.08 on 5.4.2)
+# symbols exported from the kernel. This could cause the NVIDIA
+# kernel modules to be built against a configuration that does
+# not accurately reflect the actual target kernel.
+# The Module.symvers file check can be disabled by setting the
+# environment variable IGNORE_MISSING_MODULE_SYMVERS to 1.
+# make[2]: *** [/var/lib/dkms/nvidia/435.27.08/build/Kbuild:181: module_symvers_sanity_check] Error 1
+_SYMVERS = re.compile(r"^The Module\.symvers file is missing, or does not contain any\s*$")
+_SYMVERS_MORE = re.compile(r"^(?:symbols exported from the kernel\. This could cause the NVIDIA|kernel modules to be built against a "
+                           r"configuration that does|not accurately reflect the actual target kernel\.|The Module\.symvers file check"
+                           r" can be disabled by setting the|environment variable IGNORE_MISSING_MODULE_SYMVERS to 1\.)\s*$")
+# the NVIDIA driver's build tree a make.log names: DKMS's (/var/lib/dkms/nvidia/435.27.08/build) or the .run installer's
+# (/tmp/selfgz31129/NVIDIA-Linux-x86_64-390.46/kernel)
+_NV_TREE = re.compile(r"/var/lib/dkms/(?P<module>nvidia(?:-current|-srv|-open)?)/(?P<version>\d[\w.+~-]{0,79})/build\b"
+                      r"|/NVIDIA-Linux-[\w]{1,20}-(?P<run>\d[\w.]{0,40}?)(?:-[a-z][\w-]{0,30})?/kernel\b")
+# make's failure lines of that tree's build:   make[2]: *** [/var/lib/dkms/nvidia/435.27.08/build/Kbuild:181: module_symvers_sanity_check] Error 1
+#   make[1]: *** [Makefile:1652: /var/lib/dkms/nvidia/435.27.08/build] Error 2        make: *** [Makefile:81: modules] Error 2
+_MAKE_ERROR = re.compile(r"^make(?:\[\d{1,3}\])?: \*\*\* \[[^\]\n]{1,400}\] Error \d{1,3}\s*$")
 # a compiler's error in the NVIDIA driver's DKMS build tree, as its make.log (or dkms build -v) shows it: kbuild builds
 # an external module by its full path (M=/var/lib/dkms/<module>/<version>/build), so gcc names the file so (the driver's
 # source did not compile against this kernel: a kernel newer than the branch supports):
@@ -126,6 +173,7 @@ _PROGRESS = re.compile(
     r"|No apport report written because [^\n]{0,300}|Secure Boot not enabled on this system\.|Running module version sanity check\."
     r"|depmod\.{3}|DKMS: install completed\.)\s*$")
 _DETECT = re.compile(r"^dpkg: error processing (?:package|archive) \S|^Errors were encountered while processing:|"
+                     r"Your kernel headers for kernel \S{1,120} cannot be found\b|^The Module\.symvers file is missing, or does not contain any|"
                      r"^Error! Bad return status for module build on kernel: |^E: Sub-process \S{0,200}dpkg returned an error code"
                      r"|^/var/lib/dkms/nvidia(?:-current|-srv|-open)?/[\w.+~-]{1,80}/build/\S{1,300}?:\d{1,6}(?::\d{1,4})?: (?:fatal )?error: ",
                      re.M)
@@ -138,7 +186,7 @@ _STEPS = {"configure": "configure", "install": "install", "unpack": "unpack", "r
 
 def detect(head: str) -> bool:
     return any(s in head for s in ("dpkg: error processing ", "Errors were encountered", "Bad return status", "E: Sub-process ",
-                                   "/var/lib/dkms/nvidia")) \
+                                   "/var/lib/dkms/nvidia", "Your kernel headers for kernel", "The Module.symvers file is missing")) \
         and _DETECT.search(head) is not None
 
 
@@ -210,6 +258,25 @@ def parse(artefact: Artefact) -> ParseResult:
             if not any(d["module"] == m["module"] and d["version"] == m["version"] for d in dkms):
                 dkms.append({"line": n, "seq": seq, "kernel": None, "module": m["module"], "version": m["version"],
                              "text": line.strip(), "cc": True})
+            result.lines_used += 1
+        elif (m := _HEADERS.match(line)) is not None:
+            # DKMS cannot build any module for that kernel: the module is the command's (-m) or a Consult line's after it
+            cmd = _CMD_MODULE.search(m["cmd"]) if m["cmd"] else None
+            dkms.append({"line": n, "seq": seq, "kernel": m["kernel"], "module": cmd["module"] if cmd else None,
+                         "version": cmd["version"] if cmd else None, "text": line.strip()})
+            result.lines_used += 1
+        elif (m := _SYMVERS.match(line)) is not None:
+            # the NVIDIA driver's own check (its next line says so): the module of the tree the make.log names
+            nxt = next((ln for ln in artefact.lines[n:n + 2] if ln.strip()), "")
+            if "NVIDIA" in nxt:
+                tree = next((t for ln in artefact.lines if (t := _NV_TREE.search(ln)) is not None), None)
+                module = (tree["module"] or "nvidia") if tree is not None else "nvidia"
+                version = (tree["version"] or tree["run"]) if tree is not None else None
+                dkms.append({"line": n, "seq": seq, "kernel": None, "module": module, "version": version,
+                             "text": f"{line.strip()} {nxt.strip()}", "cc": True})
+                result.lines_used += 1
+        elif (_HEADERS_MORE.match(line) is not None or _SYMVERS_MORE.match(line) is not None
+              or (_MAKE_ERROR.match(line) is not None and any(d.get("cc") for d in dkms))):
             result.lines_used += 1
         elif (m := _DKMS_CONSULT.match(line)) is not None:
             if dkms and dkms[-1]["module"] is None and seq - dkms[-1]["seq"] <= 2:

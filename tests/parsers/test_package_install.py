@@ -109,3 +109,59 @@ def test_compiler_lines_that_are_not_the_driver_build_error_are_not_read():
                  "/var/lib/dkms/nvidia/530.30.02/build/nvidia/nv.c:12:3: warning: unused variable 'x'\n",
                  "see /var/lib/dkms/nvidia/530.30.02/build/nvidia/nv.c:12:3: error: x\n"):
         assert not package_install.detect(line)
+
+
+def test_dkms_kernel_headers_missing_each_release():
+    # dkms's check for the kernel's build tree, in each release's wording (round rY6): the first line is the failure,
+    # the others are read with it. dkms 3.x (Frogging-Family/linux-tkg#1186, verbatim):
+    res = parse_fixture(package_install, "package_install/tkg1186_dkms_kernel_headers_not_found.txt")
+    (f,) = res.facts
+    assert (f.evidence.line, f.tool, f.kernel, f.module, f.step, f.reason, f.nvidia_driver) == (
+        1, "dkms", "linux-headers-6.19.6-tkg-bore", None, "build", "build_failed", False)
+    assert res.lines_used == 2
+    # dkms 2.2 (Ubuntu's): three lines (a public repository's notes, code index file 56867522190, verbatim)
+    old = ("Error! Your kernel headers for kernel 3.5.0-26-generic cannot be found.\n"
+           "Please install the linux-headers-3.5.0-26-generic package,\n"
+           "or use the --kernelsourcedir option to tell DKMS where it's located\n")
+    res = parse_fixture(package_install, text=old)
+    assert [(f.kernel, f.reason) for f in res.facts] == [("3.5.0-26-generic", "build_failed")] and res.lines_used == 3
+    # dkms 2.x upstream: "cannot be found at" then the two paths on the next line (code index file 57148653389, verbatim)
+    up = ("Error! Your kernel headers for kernel 2.6.38-02063801-generic cannot be found at\n"
+          "/lib/modules/2.6.38-02063801-generic/build or /lib/modules/2.6.38-02063801-generic/source.\n")
+    res = parse_fixture(package_install, text=up)
+    assert [f.kernel for f in res.facts] == ["2.6.38-02063801-generic"] and res.lines_used == 2
+    # dkms 2.8's "Error! echo" slip, the message on its own line (code index file 37085321893, verbatim but its blank rows)
+    echo = ("Error! echo\nYour kernel headers for kernel 3.10.33-1-lts cannot be found at\n"
+            "/usr/lib/modules/3.10.33-1-lts/build or /usr/lib/modules/3.10.33-1-lts/source.\n")
+    res = parse_fixture(package_install, text=echo)
+    assert [f.kernel for f in res.facts] == ["3.10.33-1-lts"] and res.lines_used == 3
+
+
+def test_dkms_kernel_headers_missing_names_the_module_the_installer_built():
+    # nvidia-installer running dkms (a public repository's deployment notes, code index file 31072961625, verbatim):
+    # the command names the module and its version: the NVIDIA driver's
+    line = ("Failed to run `/usr/sbin/dkms build -m nvidia -v 440.64 -k 3.10.0-957.el7.x86_64`: Error! Echo Your kernel headers"
+            " for kernel 3.10.0-957.el7.x86_64 cannot be found at /lib/modules/3.10.0-957.el7.x86_64/build or"
+            " /lib/modules/3.10.0-957.el7.x86_64/source. You can use the --kernelsourcedir option to tell DKMS where it's located.\n")
+    (f,) = parse_fixture(package_install, text=line).facts
+    assert (f.module, f.module_version, f.kernel, f.nvidia_driver) == ("nvidia", "440.64", "3.10.0-957.el7.x86_64", True)
+
+
+def test_nvidia_module_symvers_check_in_a_quoted_make_log():
+    # Tk-Glitch/PKGBUILDS#414 (round rY6): the NVIDIA driver's conftest.sh check failed in DKMS's build of nvidia
+    # 435.27.08; the make.log quoted behind "> " (the wrapper taken off as the pipeline does)
+    res = parse_fixture(package_install, "package_install/pkgbuilds414_nvidia_435_module_symvers_missing.txt")
+    (f,) = res.facts
+    assert (f.evidence.line, f.tool, f.module, f.module_version, f.reason, f.nvidia_driver) == (
+        6, "dkms", "nvidia", "435.27.08", "build_failed", True)
+    assert "Module.symvers file is missing" in f.message
+    assert res.lines_used == 9  # the check's six lines and make's three failure lines
+
+
+def test_module_symvers_check_of_another_driver_is_not_the_nvidia_one():
+    # CONSTRUCTED: the same conftest.sh check copied into another vendor's driver (its second line names that vendor)
+    text = ("The Module.symvers file is missing, or does not contain any\n"
+            "symbols exported from the kernel. This could cause the OTHERGPU\n")
+    a = Artefact(path="t.txt", text=text, node="n1")
+    a.normalise()
+    assert package_install.parse(a).facts == []
