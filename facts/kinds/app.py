@@ -1076,6 +1076,17 @@ class MooncakeQpTransitionFailed(Fact):
 
 
 @fact_kind
+class EngineGraphCaptureFailed(Fact):
+    """An inference engine's CUDA graph capture at start-up raised, and the engine reported it as its own
+    failure: SGLang's CUDA graph runner wraps the capture's error as "Exception: Capture cuda graph failed:
+    <error>" (model_executor/cuda_graph_runner.py) and its scheduler exits."""
+
+    kind: Literal["engine_graph_capture_failed"] = "engine_graph_capture_failed"
+    engine: str  # "sglang"
+    error: str | None = None  # the wrapped error where the line carries it: "CUDA error: out of memory"
+
+
+@fact_kind
 class MooncakeTransferFailed(Fact):
     """A transfer of Mooncake's transfer engine failed where no RDMA completion error says why: the TCP
     transport hit a Boost.Asio exception ("TcpTransport: ASIO exception: connect: Connection refused",

@@ -42,13 +42,26 @@ so does a worker node's log (``node_rank`` > 0 in its server_args: it runs no HT
 line) that reached the scheduler's summary. A failure in the same log is its readers'. A later window of a large
 file (line_offset > 0) is not asked: the start-up lies in the first.
 
-Facts: none (the start-up lines count as read).
+A capture that raised is SGLang's own report of a failed step: every release's CUDA graph runner
+(model_executor/cuda_graph_runner.py, its EAGLE and piecewise copies) wraps the capture's ``RuntimeError`` as
+``raise Exception(f"Capture cuda graph failed: {e}\\n" ...)`` followed by its "Possible solutions:" list (a smaller
+--mem-fraction-static or --cuda-graph-max-bs, no --enable-torch-compile, --disable-cuda-graph; later
+``f"Capture cuda graph failed: {e}\\n{CUDA_GRAPH_CAPTURE_FAILED_MSG}"``), and the scheduler dies of it. Samples (real,
+THUDM/slime#1998, SGLang rollout servers whose custom all-reduce v2 failed in capture; the error under it was pasted
+apart; and the form with its error, CONSTRUCTED from cuda_graph_runner.py)::
+
+    Exception: Capture cuda graph failed
+    Exception: Capture cuda graph failed: CUDA error: out of memory
+
+Facts: ``engine_graph_capture_failed`` once a file (the first such line; ``error`` the wrapped error where the line
+carries it). The start-up lines count as read.
 """
 from __future__ import annotations
 
 import re
 
-from stethoscope.facts.parsers.base import Artefact, ParseResult
+from stethoscope.facts.kinds.app import EngineGraphCaptureFailed  # noqa: F401 - the fact classes live in facts/kinds
+from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.start_up_steps import step_of, stopped_short
 
 KIND = "sglang_start"
@@ -95,13 +108,16 @@ _STEP = re.compile(
     r"|(?P<s8>max_total_num_tokens=)\d+, (?:chunked_prefill_size|max_prefill_tokens)="
     r"|(?P<s9>Uvicorn running on )http")
 _KEYS = ("server_args=", "Init torch distributed", "Load weight", "KV Cache is allocated", "Memory pool end",
-         "graph begin", "graph end", "max_total_num_tokens=", "Uvicorn running on", "spans across nodes")
+         "graph begin", "graph end", "graph failed", "max_total_num_tokens=", "Uvicorn running on", "spans across nodes")
 # [2025-11-05 16:35:02] The server is fired up and ready to roll!                                 (sgl-project/sglang#12688)
 _READY = "The server is fired up and ready to roll!"
 # the scheduler serving (managers/scheduler.py log_prefill_stats / log_decode_stats):
 # [2025-04-14 03:56:38 TP0] Prefill batch. #new-seq: 1, #new-token: 10, #cached-token: 0, ...       (sgl-project/sglang#4880)
 # [2025-09-09 08:32:09 TP0 EP0] Decode batch. #running-req: 1, #token: 2625, token usage: 0.01, ...  (sgl-project/sglang#10216)
 _SERVING = re.compile(r"(?:Prefill batch\. #new-seq|Decode batch\. #running-req): \d|" + re.escape(_READY))
+# Exception: Capture cuda graph failed                                        (THUDM/slime#1998: the error pasted apart)
+# Exception: Capture cuda graph failed: CUDA error: out of memory              (CONSTRUCTED from cuda_graph_runner.py's f-string)
+_CAPTURE_FAILED = re.compile(r"\bCapture cuda graph failed\b(?:: (?P<error>[^\n]{0,300}\S))?")
 # server_args=ServerArgs(..., nnodes=2, node_rank=1, ...)
 _NODE_RANK = re.compile(r"\bnode_rank=(\d{1,5})\b")
 
@@ -114,8 +130,16 @@ def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     last: tuple[int, int] | None = None  # (line, step) of the furthest step logged
     worker = False  # a node of rank > 0: it runs no HTTP server
+    failed = False
     for n, line in enumerate(artefact.lines, 1):
-        if not any(k in line for k in _KEYS) or (m := _STEP.search(line)) is None:
+        if not any(k in line for k in _KEYS):
+            continue
+        if not failed and "graph failed" in line and (c := _CAPTURE_FAILED.search(line)) is not None:
+            failed = True
+            result.lines_used += 1
+            FactBuilder(artefact, result).add(EngineGraphCaptureFailed, n, engine="sglang", error=c["error"])
+            continue
+        if (m := _STEP.search(line)) is None:
             continue
         step = step_of(m)
         if step == 1 and m.group(0) == _MESSAGE:
@@ -142,6 +166,7 @@ def parse(artefact: Artefact) -> ParseResult:
 SIGNATURES = (r"server_args=ServerArgs\(", r"Init torch distributed (?:begin\.|ends\. (?:elapsed|mem usage)=)",
               r"Load weight (?:begin\. avail mem=\d|end\. (?:elapsed|type)=)", r"KV Cache is allocated\. ",
               r"Memory pool end\. avail mem=\d", r"Capture (?:cuda|npu) graph (?:begin\. |end\. Time elapsed)",
+              r"\bCapture cuda graph failed\b",
               r"max_total_num_tokens=\d+, (?:chunked_prefill_size|max_prefill_tokens)=",
               r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?: [A-Z][A-Z_]{1,6}\d+)+\] Custom allreduce is disabled because this process group spans across nodes\.",
               r"(?m)^Custom allreduce is disabled because this process group spans across nodes\.")

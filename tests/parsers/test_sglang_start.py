@@ -116,3 +116,23 @@ def test_the_server_serving_after_the_steps_shows_it_started():
 def test_uvicorn_alone_and_other_programs_words_are_not_sglangs_start_up():
     assert not sglang_start.detect("INFO:     Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)\n")
     assert not sglang_start.detect("Load weight begin soon\nKV Cache is allocated elsewhere\nmax_total_num_tokens=12\n")
+
+
+def test_capture_failed_is_a_fact_with_its_error():
+    # THUDM/slime#1998: the wrapper alone (its error pasted apart); CONSTRUCTED from cuda_graph_runner.py's f-string:
+    # the wrapped error on the line, after the capture's begin step
+    from stethoscope.facts.parsers import sglang_start
+    text = (FIX / "slime1998_capture_cuda_graph_failed.txt").read_text()
+    assert sglang_start.detect(text)
+    r = sglang_start.parse(Artefact(path="s.log", text=text, node="node1"))
+    assert [(f.kind, f.engine, f.error) for f in r.facts] == [("engine_graph_capture_failed", "sglang", None)]
+    assert r.lines_used == 1
+    text = ("[2026-01-05 10:09:42 TP0] Capture cuda graph begin. This can take up to several minutes. avail mem=11.90 GB\n"
+            "Exception: Capture cuda graph failed: CUDA error: out of memory\n")
+    a = Artefact(path="s.log", text=text, node="node1")
+    a.normalise()
+    r = sglang_start.parse(a)
+    assert [(f.error, f.evidence.line) for f in r.facts] == [("CUDA error: out of memory", 2)]
+    # the step lines alone make no fact; the words in another sentence are not the runner's
+    assert not sglang_start.parse(Artefact(path="s.log", text=text.splitlines()[0] + "\n", node="node1")).facts
+    assert not sglang_start.detect("we saw Capture cuda graph failing sometimes\n")
