@@ -99,6 +99,16 @@ QUOTED = re.compile(
 #   (ggml-cuda.cu's CUDA_CHECK of 2023, fprintf(stderr, "CUDA error %d at %s:%d: %s\n", err_, __FILE__, __LINE__,
 #   cudaGetErrorString(err_)), and the programs whose own CUDA_CHECK prints the same: the code, where, the text)
 NUMBERED_AT = re.compile(r"\bCUDA error (?P<num>\d{1,4}) at (?P<file>[^\s:]{1,300}):(?P<fline>\d{1,7}): (?P<msg>\S[^\n]{0,199})")
+# [torch_memory_saver.cpp] cudaError error: 1 (invalid argument) file=csrc/core.cpp func=pause line=133 [repeated 2x across cluster].
+#   (THUDM/slime#1786: SGLang's and slime's colocated engines pause and resume their GPU memory through
+#   torch_memory_saver; its csrc/utils.h checks, every release since 0.0.8: CUDA_ERROR_CHECK prints
+#   "[torch_memory_saver.cpp] cudaError error: " << code << " (" << cudaGetErrorString << ") " << " file=" << __FILE__
+#   << " func=" << __func__ << " line=" << __LINE__, CURESULT_CHECK the same with "CUresult error: " and
+#   cuGetErrorString's text (a driver call's code), then exit(1); the two spaces before file= may be one as pasted)
+MEMORY_SAVER = re.compile(r"\[torch_memory_saver\.cpp\] (?P<what>CUresult|cudaError) error: (?P<num>-?\d{1,4}) "
+                          r"\((?P<msg>[^()\n]{1,120})\)[ \t]{1,4}file=(?P<file>[^\s]{1,300}) func=(?P<fn>\w{1,80}) line=(?P<fline>\d{1,7})")
+MEMORY_SAVER_MARKER = "[torch_memory_saver.cpp] "
+
 # RuntimeError: cuda runtime error (2) : out of memory at /pytorch/aten/src/THC/THCCachingAllocator.cpp:510
 # THCudaCheck FAIL file=/pytorch/aten/src/THC/THCGeneral.cpp line=50 error=100 : no CUDA-capable device is detected
 THC = re.compile(r"(?:cuda runtime error \((?P<num>\d+)\)|THCudaCheck FAIL .*?error=(?P<num2>\d+)) : (?P<msg>[^\n]+)")
@@ -619,7 +629,7 @@ MARKERS = ("cudaError", "hipError", "CUDA_ERROR_", "CUDA error", "CUDA driver er
            "DNN library initiali", "Loaded runtime CuDNN", "cuDNN algorithm", "convolution algorithms available",
            "unable to find an engine", "out of resource: ", "OOM when allocating tensor", "Error (", "Error in ",
            TRTLLM_PEER_MARKER, " CUDA: ", "() failed with error #", "results in UNKNOWN_CUDA_ERROR", "function returned error code", "CUDA runtime error in ", TORCH_DEVICE_INDEX_MARKER, COREDUMP_MARKER,
-           ROCBLAS_NO_DEVICE_MARKER) + LIBRARY_MARKERS + CUDA_GDB_EXCEPTION_MARKERS + CUBLAS_TEXT_MARKERS + GGML_MARKERS + TRITON_STATUS_MARKERS + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS + DISCOVERY_MARKERS
+           ROCBLAS_NO_DEVICE_MARKER, MEMORY_SAVER_MARKER) + LIBRARY_MARKERS + CUDA_GDB_EXCEPTION_MARKERS + CUBLAS_TEXT_MARKERS + GGML_MARKERS + TRITON_STATUS_MARKERS + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS + DISCOVERY_MARKERS
 
 # [rank3]:[E416 ...] ... / (WorkerDict pid=63294) [rank3]: ...  (the rank: torch_log_lines.global_rank)
 PID = re.compile(r"\bpid[=: ]\s*(?P<pid>\d+)")
@@ -638,6 +648,7 @@ BOILERPLATE_MARKERS = ("CUDA kernel errors might", "CUDA_LAUNCH_BLOCKING=1", "TO
 DETECT = re.compile(
     r"cudaError[A-Z]\w*|hipError[A-Z]\w*|CUDA_ERROR_[A-Z_]+|CUDA [Ee]rror[: ]|HIP error: |CUDA driver error: |CUDA ERROR: |Cuda error |Error \[CUDA\]: |(?:CUDA|Cuda) failure"
     r"|cuda runtime error \(|THCudaCheck FAIL|Error \d+: |cudaGetDeviceCount returned|failed call to cuInit"
+    r"|\[torch_memory_saver\.cpp\] (?:CUresult|cudaError) error: -?\d"
     r"|NVIDIA driver on your system is too old|Found no NVIDIA driver|CUDA unknown error - |CUDA driver initialization failed"
     r"|CUDA out of memory\.|Cuda API error detected: |failed to initiali[sz]e CUDA: "
     # PyTorch's out-of-memory message pasted from its size on (cuda_oom_message.TAIL)
@@ -681,7 +692,7 @@ _DETECT_GATES = ("cudaError", "hipError", "CUDA_ERROR_", "CUDA error", "CUDA dri
                  "DNN library initiali", "Loaded runtime CuDNN", "cuDNN algorithm", "convolution algorithms available",
                  "unable to find an engine", "out of resource: ", "OOM when allocating tensor", "Error (", "Error in ",
                  TRTLLM_PEER_MARKER, "() failed with error #", "results in UNKNOWN_CUDA_ERROR", TORCH_DEVICE_INDEX_MARKER,
-                 COREDUMP_MARKER, ROCBLAS_NO_DEVICE_MARKER) + LIBRARY_MARKERS + CUDA_GDB_EXCEPTION_MARKERS + CUBLAS_TEXT_MARKERS + GGML_MARKERS + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS + DISCOVERY_MARKERS
+                 COREDUMP_MARKER, ROCBLAS_NO_DEVICE_MARKER, MEMORY_SAVER_MARKER) + LIBRARY_MARKERS + CUDA_GDB_EXCEPTION_MARKERS + CUBLAS_TEXT_MARKERS + GGML_MARKERS + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS + DISCOVERY_MARKERS
 
 
 def detect(text: str) -> bool:
@@ -934,6 +945,8 @@ def _read(line: str, last: bool = False) -> dict | None:
         driver_call = m.group().startswith(("cuInit", "failed call to cuInit")) \
             or form in ("curesult", "check_error", "numba_unknown") or (d.get("call") or "cuda").startswith("cu") and not (d.get("call") or "cuda").startswith("cuda")
         api = "driver" if driver_call else "runtime"
+        if form == "memory_saver":
+            api = "driver" if d["what"] == "CUresult" else "runtime"
         if form == "check":
             api = SUCCESS.get(d["lhs"].strip()) or SUCCESS.get(d["rhs"].strip())
             if api is None:
@@ -960,7 +973,7 @@ def _read(line: str, last: bool = False) -> dict | None:
         if form == "quoted" and "'" in line[m.end():]:
             # a text with an apostrophe ("caller's grid depth", "doesn't have valid Grid license") ends at the last quote
             msg = line[m.start("msg"):line.rfind("'")].strip()
-        code_form = form in ("numbered", "numbered_at", "quoted", "cuda_gdb", "check", "curesult", "call_failed", "numba_unknown",
+        code_form = form in ("memory_saver", "numbered", "numbered_at", "quoted", "cuda_gdb", "check", "curesult", "call_failed", "numba_unknown",
                              "discovery_status")
         entry = catalogue.resolve(name=name, text=msg or None, api=api, code=printed if code_form else None)
         cut = None
@@ -1127,7 +1140,7 @@ def _runtime_name(entry: catalogue.Entry | None) -> str | None:
 
 
 def _forms(line: str):
-    for form, pattern in (("pytorch_init", PYTORCH_INIT), ("check", CHECK_FAILED), ("check_streamed", CHECK_STREAMED),
+    for form, pattern in (("memory_saver", MEMORY_SAVER), ("pytorch_init", PYTORCH_INIT), ("check", CHECK_FAILED), ("check_streamed", CHECK_STREAMED),
                           ("call_failed", CALL_FAILED), ("error_code", ERROR_CODE),
                           ("thc", THC), ("numbered_at", NUMBERED_AT), ("quoted", QUOTED), ("torch", TORCH_ERROR), ("numbered", ORT_FAILURE),
                           ("numbered", NUMBERED), ("curesult", CURESULT), ("numba_unknown", NUMBA_UNKNOWN),

@@ -1169,3 +1169,30 @@ def test_rocblas_other_tensile_errors_are_not_no_device():
     # CONSTRUCTED: rocBLAS's other Tensile host message (its library files unreadable) is not a missing GPU
     line = "rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: Illegal seek"
     assert [f for f in parse_text(line + "\n").facts if f.kind == "cuda_error" and f.form == "rocblas_no_device"] == []
+
+
+@pytest.mark.parametrize("line, catalogue_name, printed, source", [
+    # real: THUDM/slime#1786 (torch_memory_saver's CUDA_ERROR_CHECK, csrc/utils.h, as Ray repeats it)
+    ("[torch_memory_saver.cpp] cudaError error: 1 (invalid argument) file=csrc/core.cpp func=pause line=133 "
+     "[repeated 2x across cluster].", "cudaErrorInvalidValue", 1, ("csrc/core.cpp", 133)),
+    # CONSTRUCTED from csrc/utils.h CURESULT_CHECK ("CUresult error: " << code << " (" << cuGetErrorString << ") "
+    # << " file=" ...: two spaces before file=): a driver call's code 2, read by its text as the catalogue reads
+    # "out of memory" (the runtime's twin, the same code and text)
+    ("[torch_memory_saver.cpp] CUresult error: 2 (out of memory)  file=csrc/core.cpp func=malloc line=66",
+     "cudaErrorMemoryAllocation", 2, ("csrc/core.cpp", 66)),
+])
+def test_torch_memory_saver_cuda_checks(line, catalogue_name, printed, source):
+    assert cuda_app.detect(line)
+    (f,) = parse_text(line + "\n").facts
+    assert (f.form, f.catalogue_name, f.printed_code, (f.source_file, f.source_line)) == \
+        ("memory_saver", catalogue_name, printed, source)
+
+
+def test_torch_memory_saver_fixture_and_its_own_notices():
+    (f,) = parse_file("slime1786_torch_memory_saver_pause_cudaerror.txt").facts
+    assert f.catalogue_name == "cudaErrorInvalidValue"
+    # its other lines say no CUDA error (csrc/core.cpp): a refused pause, its trace of a call (CONSTRUCTED from the source)
+    for line in ("[torch_memory_saver.cpp] Cannot pause allocation that is not active. tag=default ptr=0x7f0000000000 "
+                 "file=csrc/core.cpp func=pause line=183",
+                 "[torch_memory_saver.cpp] TorchMemorySaver.pause ptr=0x7f0000000000 size=2097152 tag=default"):
+        assert parse_text(line + "\n").facts == []
