@@ -812,6 +812,15 @@ def _codes(fb: FactBuilder, n: int, line: str) -> bool:
     return bool(said)
 
 
+# A reporter's out-of-memory, in a sentence that also states the platform or a version (where a line of prose stating
+# nothing is read as a remark, :func:`remarks`; this one was read for its platform alone and the claim was lost):
+# OOM 8xH100 using latest GRPO code with vLLM                  (huggingface/trl#2688, its title)
+# Not a program's own failure line (:func:`printed_failure`: "torch.OutOfMemoryError: CUDA out of memory. ..."), which
+# cuda_app reads as the error it is; not a count of none ("no OOM", "without OOMs"), nor the kernel's oom-killer's words
+# (its records are taken off the text before this reader sees it, kernel_records).
+_OOM_CLAIM = re.compile(r"(?<!\bno )(?<!\bwithout )(?<![\w-])(?:OOM(?:s|ed)?|(?i:out[ -]of[ -](?:GPU |CUDA |device )?memory))\b")
+
+
 def _symptom(fb: FactBuilder, n: int, line: str) -> bool:
     for symptom, pattern in _SYMPTOMS:
         m = pattern.search(line)
@@ -819,6 +828,10 @@ def _symptom(fb: FactBuilder, n: int, line: str) -> bool:
             component = next((c for c, p in _COMPONENT_WORDS if p.search(line)), "application")
             fb.add(ReportedSymptom, n, symptom=symptom, component=component, words=m[0])
             return True
+    if (m := _OOM_CLAIM.search(line)) is not None and not printed_failure(line):
+        component = next((c for c, p in _COMPONENT_WORDS if p.search(line)), "application")
+        fb.add(ReportedSymptom, n, symptom="error", component=component, words=m[0])
+        return True
     return False
 
 

@@ -80,6 +80,24 @@ def test_symptom_in_words(name, symptom, component):
     assert [(s["symptom"], s["component"]) for s in of(facts(name), "reported_symptom")] == [(symptom, component)]
 
 
+def test_an_out_of_memory_claimed_beside_the_platform():
+    # huggingface/trl#2688's title: the platform read, and the claim beside it (once lost: the line was read for its
+    # platform alone)
+    fs = facts("trl2688_title_oom_platform.txt")
+    assert of(fs, "stated_platform") == [{"what": "gpus", "count": 8, "product": "H100"}]
+    assert of(fs, "reported_symptom") == [{"symptom": "error", "component": "application", "words": "OOM"}]
+
+
+@pytest.mark.parametrize("line", [
+    # CONSTRUCTED near misses: a count of none, and PyTorch's own message (cuda_app reads it as the error it is)
+    "Training on 8xH100 with no OOM, vLLM 0.7.2",
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB on 8xH100",
+])
+def test_no_out_of_memory_claim(line):
+    fs = ticket_prose.parse(Artefact(path="t.txt", text=line + "\n", node="n1")).facts
+    assert of(fs, "reported_symptom") == []
+
+
 @pytest.mark.parametrize("name", ["nccltests196_hw_setup.txt", "nccl946_tree_vs_ring.txt", "nccltests22_efa_125gbps.txt",
                                   "nccl812_dgx_a100_nics.txt"])
 def test_no_symptom_where_none_is_stated(name):
