@@ -196,6 +196,10 @@ def test_parsers_do_not_claim_other_kinds_real_files():
             # ParlAI#3084's job stderr after the rank's RuntimeError)
             if folder.name == "torch_log" and "srun: error: " in head:
                 allowed.add("slurm_log")
+            # or with Slurm's cancellation of the job step the program ran in (vllm-project/vllm#26028: vLLM under srun
+            # still waiting for its placement group, "slurmstepd: error: *** JOB 1112356 ON ... CANCELLED AT ...")
+            if folder.name == "ray_gpu_request" and "slurmstepd: error: " in head:
+                allowed.add("slurm_log")
             # and a crash often follows the trainer's own per-iteration lines (deepspeech.pytorch#172's
             # "Epoch: [1][621/1422]    Time 0.617 (0.398)      Data 0.021 (0.014)" before the shell's segfault report)
             if training_input_wait.wait_in_head(head):

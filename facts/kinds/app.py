@@ -176,16 +176,19 @@ class VllmRayNodeNoGpu(Fact):
 
 @fact_kind
 class RayGpuRequestUnplaced(Fact):
-    """Ray's autoscaler could not place a resource request that asks for GPUs
-    (python/ray/autoscaler/_private/autoscaler.py ``_report_pending_infeasible``): ``pending``
-    ("cannot be scheduled right now ... all cluster resources being claimed by actors") or
-    ``infeasible`` ("No available node types can fulfill resource request"); the task or actor
-    waits, and the job with it."""
+    """A request for GPUs that Ray could not place: Ray's autoscaler's (python/ray/autoscaler/_private/autoscaler.py
+    ``_report_pending_infeasible``), ``pending`` ("cannot be scheduled right now ... all cluster resources being claimed
+    by actors") or ``infeasible`` ("No available node types can fulfill resource request"), or vLLM's placement groups on
+    Ray (vllm/executor/ray_utils.py, vllm/v1/engine/utils.py): ``pending`` while it waits for one ("Waiting for creating
+    a placement group of specs"), ``infeasible`` where the cluster has fewer GPUs than the engine asks for ("Tensor
+    parallel size (16) exceeds available GPUs (8)"), ``failed`` where vLLM gave up and raised ("Cannot provide a
+    placement group ... within 1800 seconds", data parallel's "Not enough resources to allocate 2 placement groups,
+    only created 1 placement groups"); the task, actor or engine waits, or the engine does not start."""
 
     kind: Literal["ray_gpu_request_unplaced"] = "ray_gpu_request_unplaced"
-    state: Literal["pending", "infeasible"]
-    request: str  # the request as Ray printed it: "{'GPU': 0.125, 'CPU': 0.5}"
-    gpu: float  # the GPUs it asks for ('GPU': x)
+    state: Literal["pending", "infeasible", "failed"]
+    request: str  # the request as printed: "{'GPU': 0.125, 'CPU': 0.5}", "[{'GPU': 1.0}, {'GPU': 1.0}]", "2 placement groups, only created 1"
+    gpu: float | None = None  # the GPUs it asks for ('GPU': x, summed over a placement group's bundles); None where the line does not say
 
 @fact_kind
 class CustomAllreduceDisabled(Fact):

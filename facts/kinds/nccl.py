@@ -739,6 +739,23 @@ class NcclDuplicateGpu(NcclLineFact):
 
 
 @fact_kind
+class NcclPeerVersionMismatch(NcclLineFact):
+    """``init.cc:1043 NCCL WARN Mismatched NCCL version detected : rank 0 version 21003 rank 4 version 21602``: the
+    ranks of one communicator exchanged their peer info and a peer's NCCL_VERSION_CODE differs from this rank's; NCCL
+    refuses the communicator (ncclInvalidUsage). The first pair is the peer's (``peer_rank``), the second the rank that
+    printed it; each code decoded as NCCL encodes it (major*10000+minor*100+patch from 2.9, major*1000+minor*100+patch
+    before: 21003 = 2.10.3, 2708 = 2.7.8)."""
+
+    kind: Literal["nccl_peer_version_mismatch"] = "nccl_peer_version_mismatch"
+    rank: int  # the rank that printed it
+    version_code: int  # its NCCL_VERSION_CODE: 21602
+    version: str  # "2.16.2"
+    peer_rank: int  # the rank whose version differs
+    peer_version_code: int  # 21003
+    peer_version: str  # "2.10.3"
+
+
+@fact_kind
 class NcclCudaFailure(NcclLineFact):
     """``enqueue.cc:58 NCCL WARN Cuda failure 'named symbol not found'``: a CUDA call inside
     NCCL failed; ``error`` is the CUDA error string between the quotes (the driver API's

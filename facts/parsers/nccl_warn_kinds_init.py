@@ -16,6 +16,8 @@ KINDS: list[tuple[str, re.Pattern[str]]] = [
                                            r"|^Multiple ranks detected using the same GPU on this node\. Set NCCL_MULTI_RANK_GPU_ENABLE=1")),
     # WARN("Mismatched NCCL version detected : rank %d version %d rank %d version %d", ...)   (init.cc:1043)
     # Mismatched NCCL version detected : rank 0 version 22703 rank 4 version 21805
+    #   (no entry in knowledge/nccl_warn_messages.yaml: torch_nccl_forwarded.read_setup reads both ranks and versions,
+    #   nccl_peer_version_mismatch, and rule nccl_peer_version_mismatch names them)
     ("nccl_version_mismatch", re.compile(r"^Mismatched NCCL version detected : rank \d+ version \d+ rank \d+ version \d+")),
     # WARN("Invalid NCCL_COMM_ID, please use format: <ipv4>:<port> or [<ipv6>]:<port> or <hostname>:<port>")   (bootstrap.cc:114, 443)
     ("nccl_comm_id_invalid", re.compile(r"^Invalid NCCL_COMM_ID, please use format")),

@@ -152,10 +152,28 @@ GRPC_OS_ERROR = re.compile(
 # ...{"created":"@1534772342.561000000","description":"OS Error","file":"src/core/lib/iomgr/tcp_server_windows.cc","file_line":201,"os_error":"Only one usage of each socket address (protocol/network address/port) is normally permitted.\r\n","syscall":"bind","wsa_error":10048}   (grpc/grpc#16422)
 #   the message is in the system's language: the Winsock code says it (10048 WSAEADDRINUSE, 10049 WSAEADDRNOTAVAIL)
 GRPC_WSA_ERROR = re.compile(r'"os_error":"(?P<text>[^"\n]{1,300}?)(?:\\r\\n)?","syscall":"\w{1,40}","wsa_error":(?P<num>\d{1,5})\b')
+# gRPC core's OS error as releases since absl::Status replaced grpc_error print it (src/core/lib/gprpp/status_helper.cc
+# StatusToString: "<CODE>:<message> {<key>:<value>, ..., children:[<child>, ...]}", an int bare, a string quoted;
+# grpc_os_error's status is UNKNOWN with strerror(err) as its message and the keys created_time (file and file_line
+# before it in a build with debug locations), errno, os_error, syscall), the innermost child of a server's "No address
+# added out of total 1 resolved for '<address>'" (Ray's raylet, GCS and core workers, grpcio's servers):
+# UNKNOWN:Address already in use {created_time:"2026-06-07T09:28:00.406193870+00:00", errno:98, os_error:"Address already in use", syscall:"bind"}
+#   (CONSTRUCTED from StatusToString and grpc_os_error: no even thread's paste of it was found; a Ray crash analysis in
+#   the code corpus quotes it re-wrapped as "UNKNOWN:Address already in use {errno:98, os_error:\"Address already in use\", syscall:\"bind\"}")
+#   the errno and the strerror within one object, a blank or the brace before each key (the JSON form's quoted keys are
+#   GRPC_OS_ERROR's)
+GRPC_STATUS_OS_ERROR = re.compile(
+    r'[ {]errno:(?P<num>\d{1,5}),[^{}\[\]\n]{0,600}?[ {]os_error:"(?P<text>[A-Z][A-Za-z\' /-]{2,99}[a-z])"')
+# and gRPC's EventEngine listener (its posix tcp_socket_utils: absl::StrCat("Error in bind: ", std::strerror(errno)) as
+# an absl::InternalError, FAILED_PRECONDITION in the 1.5x releases), a child of the same server status, no errno in it:
+# `E1116 21:34:56.431768483      17 chttp2_server.cc:1051]                UNKNOWN:No address added out of total 1 resolved for 'unix-abstract:grpc_fullstack_test.%00.17.974.661825339.14468088171934000544.7442035989947845277' {created_time:"2023-11-16T21:34:56.431729283+00:00", children:[FAILED_PRECONDITION:Error in bind: Address already in use]}
+#   (grpc/grpc#35004, a test's flake); the status code in front makes it gRPC's ("Error in bind: " alone is many programs')
+GRPC_EE_ERROR = re.compile(r"\b(?:FAILED_PRECONDITION|INTERNAL|UNKNOWN):Error in (?:bind|listen): "
+                           r"(?P<text>[A-Z][A-Za-z' /-]{2,99}[a-z])(?=[\]},]|[ \t]*\r?$)")
 #: Winsock's codes that are a POSIX errno's (Windows' OSError.errno for a socket call)
 _WINSOCK = {10048: "EADDRINUSE", 10049: "EADDRNOTAVAIL"}
 _RAISED = re.compile(r"\b(?P<exc>[A-Za-z_][\w.]{0,80}(?:Error|Exception)): ")
-_MARK = re.compile(r"\[Errno \d|\"errno\":\d|\"wsa_error\":\d|\bOs \{ code: \d| \(os error \d|file </torch_|[^\s;]; (?:" + "|".join(re.escape(t) for t in sorted(_STRERROR)) + ")")
+_MARK = re.compile(r"\[Errno \d|\"errno\":\d|[ {]errno:\d|:Error in (?:bind|listen): |\"wsa_error\":\d|\bOs \{ code: \d| \(os error \d|file </torch_|[^\s;]; (?:" + "|".join(re.escape(t) for t in sorted(_STRERROR)) + ")")
 
 
 def detect(head: str) -> bool:
@@ -163,11 +181,13 @@ def detect(head: str) -> bool:
         "file </torch_" in head and (TORCH_SHM_ERROR.search(head) or TORCH_SHM_ERROR_NO_ERRNO.search(head)) is not None) or (
         "Os { code: " in head and any(_rust_error(line) for line in head.splitlines() if "Os { code: " in line)) or (
         " (os error " in head and any(_rust_error(line) for line in head.splitlines() if " (os error " in line)) or (
-        ('"errno":' in head or '"wsa_error":' in head) and any(_grpc_error(line) for line in head.splitlines()
-                                                              if '"errno":' in line or '"wsa_error":' in line)) or (
+        any(k in head for k in _GRPC_KEYS) and any(_grpc_error(line) for line in head.splitlines()
+                                                   if any(k in line for k in _GRPC_KEYS))) or (
         "; " in head and TF_IO_ERROR.search(head) is not None)
 
 
+#: literals one of gRPC's OS error forms above holds
+_GRPC_KEYS = ('"errno":', '"wsa_error":', "errno:", ":Error in bind: ", ":Error in listen: ")
 _BY_STRERROR = {_os.strerror(n): n for n in sorted(_errno.errorcode)}
 _BY_STRERROR_LOWER = {text.lower(): n for text, n in _BY_STRERROR.items()}
 
@@ -185,14 +205,20 @@ def _rust_error(line: str) -> tuple[str, re.Match[str]] | None:
     return ("IoError", m) if line.endswith("IoError(", 0, m.start()) else None
 
 
-def _grpc_error(line: str) -> tuple[int, str, str] | None:
+def _grpc_error(line: str) -> tuple[int | None, str, str] | None:
     """(errno, strerror, errno name) of gRPC core's OS error on a line, else None: a strerror text the C library has
-    (named from it: the number is the platform's, macOS numbers EADDRINUSE 48), or a Winsock code that is a POSIX
-    errno's."""
+    (named from it: the number is the platform's, macOS numbers EADDRINUSE 48; the EventEngine's form gives none), or a
+    Winsock code that is a POSIX errno's."""
     for m in GRPC_OS_ERROR.finditer(line):
         text = m["text"] or m["text2"]
         if text in _BY_STRERROR:
             return int(m["num"] or m["num2"]), text, _errno.errorcode[_BY_STRERROR[text]]
+    if "errno:" in line:
+        for m in GRPC_STATUS_OS_ERROR.finditer(line):
+            if m["text"] in _BY_STRERROR:
+                return int(m["num"]), m["text"], _errno.errorcode[_BY_STRERROR[m["text"]]]
+    if ":Error in " in line and (e := GRPC_EE_ERROR.search(line)) is not None and e["text"] in _BY_STRERROR:
+        return None, e["text"], _errno.errorcode[_BY_STRERROR[e["text"]]]
     if (w := GRPC_WSA_ERROR.search(line)) is not None and int(w["num"]) in _WINSOCK:
         return int(w["num"]), w["text"].strip(), _WINSOCK[int(w["num"])]
     return None
@@ -286,6 +312,7 @@ def parse(artefact: Artefact) -> ParseResult:
 #: line signatures (facts/classify.py)
 SIGNATURES = (r"(?:Error|Exception): \[Errno \d+\] ", r"\bOs \{ code: \d+, kind: ", r"[a-z] \(os error \d+\)",
               r"\[Errno \d+\] error while attempting to bind on address \(", r'"errno":\d+[,}]', r'"wsa_error":\d+[,}]',
+              r'[ {]errno:\d+, ', r"(?:FAILED_PRECONDITION|INTERNAL|UNKNOWN):Error in (?:bind|listen): [A-Z]",
               r"RuntimeError: unable to (?:write to|resize|stretch) file </torch_",
               r"[^\s;]; (?:Input/output error|No space left on device|Disk quota exceeded|Read-only file system"
               r"|Transport endpoint is not connected|Stale file handle|Permission denied|Operation not permitted"

@@ -16,10 +16,21 @@ Sample content (real lines; the sources beside the patterns)::
 
     (scheduler +2m13s) Warning: The following resource request cannot be scheduled right now: {'GPU': 0.125, 'CPU': 0.5}. This is likely due to all cluster resources being claimed by actors. Consider creating fewer actors or adding more nodes to this Ray cluster.
 
+vLLM on Ray says the same of the placement groups it asks Ray for, in its own words (each form beside its pattern
+below): it waits for a placement group (vllm/executor/ray_utils.py, later vllm/v1/executor/ray_utils.py,
+``_wait_until_pg_ready``: *pending*), warns that the cluster holds fewer GPUs than the engine asks for
+(``initialize_ray_cluster``: *infeasible*), and gives up, raising, after PG_WAIT_TIMEOUT or where data parallelism's
+placement groups do not fit (vllm/v1/engine/utils.py ``CoreEngineActorManager.create_dp_placement_groups``:
+*failed*)::
+
+    (EngineCore_DP0 pid=512) WARNING 12-25 11:51:11 [ray_utils.py:331] Tensor parallel size (16) exceeds available GPUs (8). This may result in Ray placement group allocation failures. ...
+    ValueError: Not enough resources to allocate 2 placement groups, only created 1 placement groups. Available resources: {...}
+
 Facts: ``ray_gpu_request_unplaced`` per such line whose request asks for GPUs: ``state``
-(pending / infeasible), ``request`` (as printed) and ``gpu`` (its 'GPU' amount). A request
-without GPUs (CPUs, a custom resource) makes no fact: not a GPU's. Empty input, or no such line:
-nothing.
+(pending / infeasible / failed), ``request`` (as printed) and ``gpu`` (its 'GPU' amount, summed over a placement
+group's bundles; None where the line gives no amount: vLLM's data-parallel placement groups, the "number of required
+GPUs" warning). A request without GPUs (CPUs, a custom resource) makes no fact: not a GPU's. Empty input, or no such
+line: nothing.
 """
 from __future__ import annotations
 
@@ -39,24 +50,95 @@ _PENDING = re.compile(r"\bThe following resource request cannot be scheduled rig
 _INFEASIBLE = re.compile(r"\bNo available node types can fulfill resource request (?P<req>\{[^{}\n]{0,2000}\})")
 _GPU = re.compile(r"'GPU': ?(?P<n>\d{1,6}(?:\.\d{1,9})?)")
 
+# vLLM's placement groups on Ray (every release's wording, vllm/executor/ray_utils.py and vllm/v1/executor/ray_utils.py;
+# the specs a list of bundles, the first pinned to the driver's node by 'node:<ip>': 0.001):
+#   _wait_until_pg_ready, each wait doubled from 10 s until PG_WAIT_TIMEOUT (1800 s): logger.info("Waiting for creating a
+#   placement group of specs for %d seconds. specs=%s. Check `ray status` to see if you have enough resources[, and make
+#   sure the IP addresses used by ray cluster are the same as VLLM_HOST_IP environment variable specified in each node if
+#   you are running on a multi-node].") (later "Check `ray status` and `ray list nodes` ...")
+# Waiting for creating a placement group of specs for 150 seconds. specs=[{'GPU': 1.0, 'node:xxx': 0.001}, {'GPU': 1.0}, {'GPU': 1.0}, {'GPU': 1.0}]. Check `ray status` to see if you have enough resources, ...   (ray-project/kuberay#3414)
+# 0: (EngineCore_DP0 pid=942408) INFO 10-01 14:35:16 [ray_utils.py:240] Waiting for creating a placement group of specs for 10 seconds. specs=[{'node:172.31.130.15': 0.001, 'GPU': 1.0}, {'GPU': 1.0}, ...]. Check `ray status` and `ray list nodes` ...   (vllm-project/vllm#26028)
+_VLLM_PG_WAIT = re.compile(r"\bWaiting for creating a placement group of specs for \d{1,7} seconds\. specs=(?P<req>\[[^\[\]\n]{0,4000}\])")
+#   the same on timeout, raised: ValueError("Cannot provide a placement group of {placement_group_specs=} within
+#   {PG_WAIT_TIMEOUT} seconds. See `ray status` [and `ray list nodes`] to make sure the cluster has enough resources.");
+#   later, with GPUs: "Cannot provide a placement group requiring {total_gpu_required} GPUs
+#   (placement_group_specs={placement_group_specs}) within {PG_WAIT_TIMEOUT} seconds.\nTensor parallel size may exceed ..."
+# ValueError: Cannot provide a placement group of placement_group_specs=[{'node:10.0.0.5': 0.001, 'GPU': 1.0}, {'GPU': 1.0}] within 1800 seconds. See `ray status` to make sure the cluster has enough resources.   (CONSTRUCTED from the format)
+_VLLM_PG_TIMEOUT = re.compile(r"\bCannot provide a placement group (?:of |requiring \d{1,6}(?:\.\d{1,9})? GPUs \()"
+                              r"placement_group_specs=(?P<req>\[[^\[\]\n]{0,4000}\])\)? within \d{1,7} seconds")
+#   initialize_ray_cluster, where the cluster's GPUs (ray.cluster_resources()) are fewer than the engine's world size:
+#   logger.warning("The number of required %ss exceeds the total number of available %ss in the placement group.",
+#   device_str, device_str) (0.6.5 on: the engine waits for them; a ValueError of the same words before, raised where
+#   the placement group the caller gave held too few), later logger.warning("Tensor parallel size (%d) exceeds available
+#   GPUs (%d). This may result in Ray placement group allocation failures. Consider reducing tensor_parallel_size to %d
+#   or less, or ensure your Ray cluster has %d GPUs available.", ...)
+# ```ValueError: The number of required GPUs exceeds the total number of available GPUs in the placement group.```   (vllm-project/vllm#2416)
+# (EngineCore_DP0 pid=512) WARNING 12-25 11:51:11 [ray_utils.py:331] Tensor parallel size (16) exceeds available GPUs (8). This may result in Ray placement group allocation failures. Consider reducing tensor_parallel_size to 8 or less, or ensure your Ray cluster has 16 GPUs available.   (gpustack/gpustack#4028)
+_VLLM_GPUS_EXCEED = re.compile(r"\bThe number of required GPUs exceeds the total number of available GPUs in the placement group\b"
+                               r"|\bTensor parallel size \((?P<want>\d{1,6})\) exceeds available GPUs \((?P<have>\d{1,6})\)\. "
+                               r"This may result in Ray placement group allocation failures")
+# data parallelism's placement groups (vllm/v1/engine/utils.py CoreEngineActorManager.create_dp_placement_groups, one of
+# world_size GPU bundles per DP rank on nodes with room for it), raised where they do not fit:
+#   ValueError(f"Not enough resources to allocate {dp_size} placement groups, only created {len(placement_groups)}
+#   placement groups. Available resources: {available_resources}")
+#   ValueError("Not enough resources to allocate %s DP ranks on DP master node %s, possible to fit %s DP ranks", ...)
+#   (later releases; a logger's format given to ValueError, so Python prints the arguments' tuple)
+# ValueError: Not enough resources to allocate 2 placement groups, only created 1 placement groups. Available resources: {'42b4896ba1c9868d50df871c7698060b6f43eb10080dc8a8e8868c6b': {'CPU': 8.0, ...   (ray-project/kuberay#4366)
+# ValueError: ('Not enough resources to allocate %s DP ranks on DP master node %s, possible to fit %s DP ranks', 4, '10.0.0.5', 2)   (CONSTRUCTED from the call)
+_VLLM_DP = re.compile(r"\bNot enough resources to allocate (?P<want>\d{1,6}) placement groups, only created (?P<got>\d{1,6}) placement groups\b"
+                      r"|\('Not enough resources to allocate %s DP ranks on DP master node %s, possible to fit %s DP ranks', "
+                      r"(?P<ranks>\d{1,6}), '?(?P<node>[^',()\s]{1,100})'?, (?P<fit>\d{1,6})\)")
+
+
+#: the line raised it (vLLM before 0.6.5: "ValueError: The number of required GPUs exceeds ...")
+_RAISED = re.compile(r"\bValueError: [^\n]*The number of required GPUs exceeds")
+_ALL = (_PENDING, _INFEASIBLE, _VLLM_PG_WAIT, _VLLM_PG_TIMEOUT, _VLLM_GPUS_EXCEED, _VLLM_DP)
+
 
 def detect(head: str) -> bool:
-    return _PENDING.search(head) is not None or _INFEASIBLE.search(head) is not None
+    return any(p.search(head) is not None for p in _ALL)
+
+
+def _gpus(request: str) -> float | None:
+    """The GPUs a printed request asks for: its 'GPU' amounts summed (a placement group's bundles), None if none."""
+    amounts = [float(g["n"]) for g in _GPU.finditer(request)]
+    return sum(amounts) if amounts else None
 
 
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     fb = FactBuilder(artefact, result)
-    for state, pattern in (("pending", _PENDING), ("infeasible", _INFEASIBLE)):
+    for state, pattern in (("pending", _PENDING), ("infeasible", _INFEASIBLE), ("pending", _VLLM_PG_WAIT),
+                           ("failed", _VLLM_PG_TIMEOUT)):
         for n, m in iter_matches(pattern, artefact):
-            gpu = _GPU.search(m["req"])
-            if gpu is None or float(gpu["n"]) <= 0:  # CPUs or a custom resource only: not a GPU's
+            gpu = _gpus(m["req"])
+            if gpu is None or gpu <= 0:  # CPUs or a custom resource only: not a GPU's
                 continue
             result.lines_used += 1
-            fb.add(RayGpuRequestUnplaced, n, state=state, request=m["req"], gpu=float(gpu["n"]))
+            fb.add(RayGpuRequestUnplaced, n, state=state, request=m["req"], gpu=gpu)
+    for n, m in iter_matches(_VLLM_GPUS_EXCEED, artefact):
+        result.lines_used += 1
+        if m["want"] is None:  # the older words give no number; before 0.6.5 vLLM raised them
+            raised = _RAISED.search(artefact.lines[n - 1]) is not None
+            fb.add(RayGpuRequestUnplaced, n, state="failed" if raised else "infeasible",
+                   request="the engine's world size in GPUs, more than the placement group holds", gpu=None)
+        else:
+            fb.add(RayGpuRequestUnplaced, n, state="infeasible", request=f"tensor parallel size {m['want']}, "
+                   f"{m['have']} GPUs in the Ray cluster", gpu=float(m["want"]))
+    for n, m in iter_matches(_VLLM_DP, artefact):
+        result.lines_used += 1
+        request = (f"{m['want']} data-parallel placement groups, {m['got']} created" if m["want"] else
+                   f"{m['ranks']} data-parallel ranks on the DP master node {m['node']}, room for {m['fit']}")
+        fb.add(RayGpuRequestUnplaced, n, state="failed", request=request, gpu=None)
     return result
 
 
 #: line signatures (facts/classify.py)
 SIGNATURES = (r"The following resource request cannot be scheduled right now: \{",
-              r"No available node types can fulfill resource request \{")
+              r"No available node types can fulfill resource request \{",
+              r"Waiting for creating a placement group of specs for \d+ seconds\. specs=\[",
+              r"Cannot provide a placement group (?:of |requiring [\d.]+ GPUs \()placement_group_specs=\[",
+              r"The number of required GPUs exceeds the total number of available GPUs in the placement group",
+              r"Tensor parallel size \(\d+\) exceeds available GPUs \(\d+\)\. This may result in Ray placement group",
+              r"Not enough resources to allocate \d+ placement groups, only created \d+ placement groups",
+              r"Not enough resources to allocate %s DP ranks on DP master node %s")

@@ -498,9 +498,11 @@ def _nccl_error_line(b: FactBuilder, no: int, line: str, nxt: str, nxt_no: int, 
                 prev["nvls"] = bool(fields.get("nvls"))
                 # cite NCCL's message, the error itself: the finding for its NCCL fact explains both
                 prev["line"], prev["text"] = nxt_no, None
-            elif fwd.read_shm(nxt) is not None or fwd.RDMA_COMPLETION.match(nxt.strip()):
+            elif (fwd.read_shm(nxt) is not None or fwd.RDMA_COMPLETION.match(nxt.strip())
+                  or fwd.VERSION_MISMATCH.match(nxt.strip())):
                 # NCCL's shared-memory segment message (production-stack#276), its RDMA completion error
-                # (nccl#1814's, forwarded): nccl_log reads each as the bare NCCL message it is (one fact a line); cite it, as above
+                # (nccl#1814's, forwarded), its version mismatch: nccl_log reads each as the bare NCCL message it is (one
+                # fact a line); cite it, as above
                 prev["line"], prev["text"] = nxt_no, None
         prev["tail"] = no
         return True

@@ -36,9 +36,18 @@ from stethoscope.facts.parsers import nccl_log_socket as socket
 from stethoscope.facts.parsers import nccl_warn_kinds
 from stethoscope.facts.parsers.nccl_log_facts import NcclBootstrapFailure, NcclNetPluginError, NcclWarn
 from stethoscope.facts.parsers.nccl_log_messages import read_gcp_plugin, read_ofi_request, read_ofi_setup, read_proxy
-from stethoscope.facts.kinds.nccl import (NcclConfigRejected, NcclCudaFailure, NcclDuplicateGpu, NcclProxyFailure, NcclShmFailure,
+from stethoscope.facts.parsers.nccl_tests_facts import nccl_version_str
+from stethoscope.facts.kinds.nccl import (NcclConfigRejected, NcclCudaFailure, NcclDuplicateGpu, NcclPeerVersionMismatch,
+                                             NcclProxyFailure, NcclShmFailure,
                                              NcclShmRefused)
 
+# WARN("Mismatched NCCL version detected : rank %d version %d rank %d version %d", i, comm->peerInfo[i].version, rank,
+#   comm->peerInfo[rank].version)   (src/init.cc initTransportsRank, the same words in every release from 2.4's
+#   allGather1Data check to v2.30.7-1's init.cc:1043; the peer's pair first, the printing rank's second)
+# Mismatched NCCL version detected : rank 0 version 21003 rank 4 version 21602   (CONSTRUCTED from the format: no even
+#   thread's paste of it was found; an NCCL 2.10.3 peer and an NCCL 2.16.2 rank)
+VERSION_MISMATCH = re.compile(r"Mismatched NCCL version detected : rank (?P<peer>\d+) version (?P<peer_code>\d+) "
+                              r"rank (?P<rank>\d+) version (?P<code>\d+)")
 # Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 40
 DUPLICATE_GPU = re.compile(r"Duplicate GPU detected : rank (?P<a>\d+) and rank (?P<b>\d+) both on CUDA device (?P<bus>[0-9a-fA-F]+)")
 # Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 : CUDA error 401 'the operation cannot be performed in the present state'.
@@ -131,10 +140,15 @@ def read_shm(msg: str) -> tuple[type, dict[str, Any]] | None:
 
 
 def read_setup(msg: str, src: str | None = None) -> tuple[type, dict[str, Any]] | None:
-    """(fact class, its fields) for a duplicate-GPU, NVLS-bind or CUDA-failure message, or None;
+    """(fact class, its fields) for a duplicate-GPU, NCCL version mismatch, NVLS-bind or CUDA-failure message, or None;
     ``src`` is the ``file`` of NCCL's ``file:line`` prefix where the line has one."""
     if m := DUPLICATE_GPU.search(msg):
         return NcclDuplicateGpu, dict(rank=int(m["a"]), other_rank=int(m["b"]), bus_id=nccl_busid(m["bus"]))
+    if m := VERSION_MISMATCH.match(msg.strip()):  # anchored, as nccl_warn_kinds reads the message
+        code, peer_code = int(m["code"]), int(m["peer_code"])
+        return NcclPeerVersionMismatch, dict(rank=int(m["rank"]), version_code=code, version=nccl_version_str(code),
+                                             peer_rank=int(m["peer"]), peer_version_code=peer_code,
+                                             peer_version=nccl_version_str(peer_code))
     if (m := NVLS_BIND.search(msg)) and "Proceeding without NVLS" not in msg:  # 2.27+ INFO: NVLS left off, no failure
         return NcclCudaFailure, dict(error=m["err"], error_code=int(m["code"]), source_file=src or "transport/nvls.cc", nvls=True)
     if m := CONFIG_INVALID.search(msg):
@@ -149,6 +163,8 @@ def read_setup(msg: str, src: str | None = None) -> tuple[type, dict[str, Any]] 
 
 def read(msg: str) -> tuple[type, dict[str, Any], str | None] | None:
     """(fact class, its fields, the peer address if any) for one NCCL message, or None."""
+    if VERSION_MISMATCH.match(msg.strip()):  # nccl_log reads it wherever it stands, bare or forwarded (one fact a line)
+        return None
     if got := read_setup(msg):
         return got[0], got[1], None
     fields = socket.read_retry(msg) or socket.read(msg.strip())  # a retry; no interface, connect failed/refused/retried out, ...

@@ -671,3 +671,16 @@ def test_profiler_plugin_unsupported_at_attn_and_info(pad: int) -> None:
 def test_shared_memory_check_in_both_wordings(line):
     facts = [f for f in parse(line + "\n").facts if f.kind == "nccl_shared_mem_exceeds"]
     assert [(f.cuda_arch, f.requested, f.available) for f in facts] == [(1200, 82240, 79856)]
+
+
+@pytest.mark.parametrize("text,want", [
+    # CONSTRUCTED from NCCL's format (src/init.cc: the peer's rank and NCCL_VERSION_CODE first, the printing rank's
+    # second); the codes decoded as NCCL encodes them, major*10000+minor*100+patch from 2.9, major*1000+... before
+    ("node2:2231:2301 [0] init.cc:1043 NCCL WARN Mismatched NCCL version detected : rank 0 version 21003 rank 4 version 21602\n",
+     (4, 21602, "2.16.2", 0, 21003, "2.10.3")),
+    ("Mismatched NCCL version detected : rank 3 version 2708 rank 0 version 22703\n", (0, 22703, "2.27.3", 3, 2708, "2.7.8")),
+    ("  Mismatched NCCL version detected : rank 0 version 21805 rank 1 version 30001\n", (1, 30001, "3.0.1", 0, 21805, "2.18.5")),
+])
+def test_version_mismatch_read_with_both_versions(text, want):
+    facts = [f for f in parse(text).facts if f.kind == "nccl_peer_version_mismatch"]
+    assert [(f.rank, f.version_code, f.version, f.peer_rank, f.peer_version_code, f.peer_version) for f in facts] == [want]

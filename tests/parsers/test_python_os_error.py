@@ -212,6 +212,8 @@ def test_file_exists_not_from_a_mkdir_accepting_one():
      [(1, 10048, "EADDRINUSE", "Only one usage of each socket address (protocol/network address/port) is normally permitted.")]),
     # cut before the errno: nothing says which error
     ("ray23152_raylet_grpc_error_cut_before_errno.txt", []),
+    # the absl::Status form of gRPC's EventEngine listener: the strerror alone names the errno, no number given
+    ("grpc35004_event_engine_bind_in_use_status.txt", [(1, None, "EADDRINUSE", "Address already in use")]),
 ])
 def test_grpc_os_error(name, want):
     text = (FIX / name).read_text()
@@ -227,6 +229,23 @@ def test_grpc_os_error(name, want):
     # CONSTRUCTED: an errno whose text is no strerror, a Winsock code that is no POSIX errno's: not read
     ('{"description":"Something else","errno":98}\n', []),
     ('{"os_error":"An unknown error","syscall":"bind","wsa_error":10013}\n', []),
+    # CONSTRUCTED from status_helper.cc StatusToString and grpc_os_error (gRPC releases with absl::Status): the
+    # innermost child of Ray's server status, with and without the debug build's file and file_line
+    ("E0607 09:28:00.406267389    2596 chttp2_server.cc:1063]                UNKNOWN:No address added out of total 1 resolved "
+     "for '0.0.0.0:10160' {created_time:\"2026-06-07T09:28:00.406238511+00:00\", children:[UNKNOWN:Failed to add any wildcard "
+     "listeners {created_time:\"2026-06-07T09:28:00.406231982+00:00\", children:[UNKNOWN:Unable to configure socket {fd:26, "
+     "created_time:\"2026-06-07T09:28:00.406201374+00:00\", children:[UNKNOWN:Address already in use {created_time:"
+     "\"2026-06-07T09:28:00.406193870+00:00\", errno:98, os_error:\"Address already in use\", syscall:\"bind\"}]}]}]}\n",
+     [(98, "EADDRINUSE")]),
+    ('UNKNOWN:Address already in use {file:"src/core/lib/iomgr/tcp_server_utils_posix_common.cc", file_line:219, '
+     'created_time:"2023-05-01T10:00:00+00:00", errno:48, os_error:"Address already in use", syscall:"bind"}\n', [(48, "EADDRINUSE")]),
+    ("INTERNAL:Error in bind: Address already in use\n", [(None, "EADDRINUSE")]),
+    # CONSTRUCTED: another errno is read as its own; "Error in bind: " without gRPC's status code, and a text that is
+    # no strerror, are not read
+    ('UNKNOWN:Connection refused {created_time:"2026-06-07T09:28:00+00:00", errno:111, os_error:"Connection refused", syscall:"connect"}\n',
+     [(111, "ECONNREFUSED")]),
+    ("Error in bind: Address already in use\n", []),
+    ("INTERNAL:Error in bind: Something odd\n", []),
 ])
 def test_grpc_os_error_forms(text, want):
     assert [(f.errno, f.errno_name) for f in parse_text(text).facts] == want

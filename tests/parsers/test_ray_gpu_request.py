@@ -49,3 +49,49 @@ def test_infeasible_form():
 ])
 def test_nothing_else(text):
     assert parse_text(text).facts == []
+
+
+@pytest.mark.parametrize("name,want", [
+    # vLLM's placement groups on Ray: waiting (pending, the bundles' GPUs summed), the cluster's GPUs fewer than the
+    # engine's (infeasible), and given up (failed: data parallelism's placement groups; the older words raised)
+    ("kuberay3414_vllm_placement_group_wait_head.log", [(2, "pending", 4.0)]),
+    ("vllm26028_vllm_placement_group_wait_slurm.log", [(1, "pending", 8.0), (2, "pending", 8.0)]),
+    ("gpustack4028_vllm_tp_exceeds_cluster_gpus.log", [(1, "infeasible", 16.0)]),
+    ("kuberay4366_vllm_dp_placement_groups_not_enough.log", [(1, "failed", None)]),
+    ("vllm2416_required_gpus_exceed_placement_group_raised.log", [(2, "failed", None)]),
+])
+def test_vllm_placement_groups(name, want):
+    text = (FIX / name).read_text()
+    assert ray_gpu_request.detect(text)
+    assert [(f.evidence.line, f.state, f.gpu) for f in parse_text(text).facts] == want
+
+
+@pytest.mark.parametrize("text,want", [
+    # CONSTRUCTED from vLLM's formats (vllm/executor/ray_utils.py _wait_until_pg_ready's ValueError, both wordings; the
+    # later vllm/v1/engine/utils.py create_dp_placement_groups ValueError, a logger's format Python prints as a tuple;
+    # initialize_ray_cluster's warning since 0.6.5)
+    ("ValueError: Cannot provide a placement group of placement_group_specs=[{'node:10.0.0.5': 0.001, 'GPU': 1.0}, "
+     "{'GPU': 1.0}] within 1800 seconds. See `ray status` to make sure the cluster has enough resources.",
+     [("failed", 2.0, "[{'node:10.0.0.5': 0.001, 'GPU': 1.0}, {'GPU': 1.0}]")]),
+    ("(EngineCore_DP0 pid=89) ERROR 04-20 18:08:14 [core.py:1100] ValueError: Cannot provide a placement group requiring "
+     "4.0 GPUs (placement_group_specs=[{'node:10.0.0.5': 0.001, 'GPU': 1.0}, {'GPU': 1.0}, {'GPU': 1.0}, {'GPU': 1.0}]) "
+     "within 1800 seconds.", [("failed", 4.0, "[{'node:10.0.0.5': 0.001, 'GPU': 1.0}, {'GPU': 1.0}, {'GPU': 1.0}, {'GPU': 1.0}]")]),
+    ("ValueError: ('Not enough resources to allocate %s DP ranks on DP master node %s, possible to fit %s DP ranks', 4, "
+     "'10.0.0.5', 2)", [("failed", None, "4 data-parallel ranks on the DP master node 10.0.0.5, room for 2")]),
+    ("WARNING 12-13 10:00:00 ray_utils.py:285] The number of required GPUs exceeds the total number of available GPUs in "
+     "the placement group.", [("infeasible", None, "the engine's world size in GPUs, more than the placement group holds")]),
+])
+def test_vllm_placement_group_forms(text, want):
+    assert [(f.state, f.gpu, f.request) for f in parse_text(text).facts] == want
+
+
+@pytest.mark.parametrize("text", [
+    # CONSTRUCTED: a placement group of TPUs is not a GPU's; another program's "exceeds available GPUs" is not vLLM's
+    # placement group (many scripts' own checks print it); the number of required TPUs likewise
+    "Waiting for creating a placement group of specs for 10 seconds. specs=[{'TPU': 4.0, 'node:10.0.0.5': 0.001}]. Check `ray status`",
+    "ValueError: num_workers (4) exceeds available GPUs (2)",
+    "Tensor parallel size (2) exceeds available GPUs (1)",
+    "The number of required TPUs exceeds the total number of available TPUs in the placement group.",
+])
+def test_vllm_nothing_else(text):
+    assert parse_text(text).facts == []
