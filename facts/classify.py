@@ -34,7 +34,7 @@ from types import ModuleType
 
 import re2
 
-from stethoscope.facts.lines import GLUE_GATE, PLAIN_GATE, UNCUT_GATE
+from stethoscope.facts.lines import GLUE_GATE, INDENTED_GATE, PADDED_GATE, PLAIN_GATE, UNCUT_GATE
 
 _FLAGS = ((re.MULTILINE, "m"), (re.IGNORECASE, "i"), (re.DOTALL, "s"))
 
@@ -224,7 +224,8 @@ def build(parsers: tuple[ModuleType, ...], relax: bool = True, also: tuple[Modul
             owner.append(i)
     add(PLAIN_GATE.pattern)  # the wrapper gate (Classifier.scan)
     # then facts/lines.py's and the readers' text gates (gate())
-    gates = tuple(dict.fromkeys((UNCUT_GATE.pattern, GLUE_GATE.pattern, *(g.pattern for mod in (*parsers, *also) for g in text_gates(mod)))))
+    gates = tuple(dict.fromkeys((UNCUT_GATE.pattern, GLUE_GATE.pattern, PADDED_GATE.pattern, INDENTED_GATE.pattern,
+                                 *(g.pattern for mod in (*parsers, *also) for g in text_gates(mod)))))
     for g in gates:
         add(g)
     rset.Compile()

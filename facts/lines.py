@@ -718,11 +718,10 @@ _PANE_ROW = re.compile(r"^[ \t]*\u2502[ \t](?P<body>[^\u2502\n]*?)[ \t]*\u2502[ 
 
 
 def _unframed(text: str) -> str:
-    """``text`` with the pane frame off its framed rows, where two rows or more are framed (else ``text``)."""
-    first = _PANE_ROW.search(text)
-    if first is None or _PANE_ROW.search(text, first.end()) is None:
-        return text
-    return _PANE_ROW.sub(r"\g<body>\g<cr>", text)
+    """``text`` with the pane frame off its framed rows, where two rows or more are framed (else ``text``):
+    one pass, its count deciding (no row framed: ``text`` itself comes back from it)."""
+    out, framed = _PANE_ROW.subn(r"\g<body>\g<cr>", text)
+    return out if framed >= 2 else text
 
 
 def _unglued(text: str) -> str:
@@ -1299,8 +1298,14 @@ def _padded_wall(text: str, joined: dict[int, int] | None = None) -> tuple[str, 
 
 
 #: a row indented by a blank: RE2 looks for "\n" (memchr) and tests the character after it, where ``"\n " in text``
-#: tests each blank's neighbour (a bench node's dmesg and -q -x, no such row: 0.22 -> 0.02 ms each, rZ3)
-_ROW_INDENTED = re2.compile("\n ")
+#: tests each blank's neighbour (a bench node's dmesg and -q -x, no such row: 0.22 -> 0.02 ms each, rZ3). A member of the
+#: classifier's set too (facts/classify.py), so a file it scanned is not searched again (normalise's ``indented``)
+_ROW_INDENTED = INDENTED_GATE = re2.compile("\n ")
+#: a row that ends in two blanks (a padded screen's: _padded_wall), as ``"  \n" in text`` finds it: a member of the
+#: classifier's set (normalise's ``padded``). Searched by itself, by ``in`` or RE2, it costs a text with many blanks a
+#: step or a memchr stop each (~0.15-0.22 ms each of a bench node's dmesg, -q and -q -x; RE2's memchr for the first
+#: blank 0.4-1 ms), where the set's pass answers it with the others
+PADDED_GATE = re2.compile("  \n")
 
 
 class Normalised(str):
@@ -1319,7 +1324,8 @@ def _fence(m: re.Match[str]) -> str:
 
 
 def normalise(text: str, plain: bool | None = None, split: list[list[str]] | None = None,
-              uncut: bool | None = None, glued: bool | None = None) -> str:
+              uncut: bool | None = None, glued: bool | None = None, padded: bool | None = None,
+              indented: bool | None = None) -> str:
     """``text`` with the wrappers above stripped from each line, line for line.
 
     The same string object comes back when nothing was stripped, so callers can test
@@ -1329,26 +1335,30 @@ def normalise(text: str, plain: bool | None = None, split: list[list[str]] | Non
     read: a caller keeps those rows only when the same text comes back); ``uncut``: whether
     :data:`UNCUT_GATE` matches ``text``, when the caller's scan answered it (True: no rows to join);
     ``glued``: whether :data:`GLUE_GATE` finds a line to look at, when the caller's scan answered it (False: none, and
-    no pass of its own: a bench node's NCCL logs and -q -x hold '<' and cost ~1.4 ms a node to scan again)."""
+    no pass of its own: a bench node's NCCL logs and -q -x hold '<' and cost ~1.4 ms a node to scan again); ``padded``,
+    ``indented``: whether :data:`PADDED_GATE`, :data:`INDENTED_GATE` occur in ``text``, when the caller's scan answered it."""
     # a terminal UI's framed pane: its rows' lines (see _PANE_ROW); "in" on a text of one-byte characters only costs
     # nothing (CPython answers from the string's kind)
     if "\u2502" in text:
         unframed = _unframed(text)
         if unframed is not text:
-            text, plain, split, uncut, glued = unframed, None, None, None, None
+            text, plain, split, uncut, glued, padded, indented = unframed, None, None, None, None, None, None
     # a progress bar's refresh glued to a log line: the log line's (see _BAR_END)
     unglued = text if glued is False else _unglued(text)
     if unglued is not text:
-        text, plain, split, uncut = unglued, None, None, None
+        text, plain, split, uncut, padded, indented = unglued, None, None, None, None, None
     if plain is None:
         plain = _PLAIN_DFA.search(text) is None  # most files: no colour, link or wrapper
     if not plain:
+        read = text
         if "\x1b" in text or "\\x1b" in text or "#033[" in text:  # colours, wherever they are in a line
             text = _ANSI.sub("", text)
         if "\\x0a" in text:  # a kernel record's own line breaks, escaped by /dev/kmsg (see _KMSG_BREAK)
             text = _KMSG_BREAK.sub(" ", text)
         if "](http" in text:  # links inside lines, whatever the line starts with
             text = _AUTOLINK.sub(r"\g<text>", text)
+        if text is not read:  # (the gates answered the text as read)
+            padded = indented = None
     unwrapped = None if uncut else _unwrap(text, split if plain else None)  # rows a terminal cut, joined (the colours and links above took no columns)
     # a JSON record a terminal or a ticket broke over rows (records.py); "{" first: one memchr, where each two-character
     # search skips only 3 characters a step (a bench node's 16 files that are not NCCL's alone: 1.7 -> 0.03 ms, rT7)
@@ -1357,12 +1367,12 @@ def normalise(text: str, plain: bool | None = None, split: list[list[str]] | Non
         if rejoined is not None:
             unwrapped, plain = rejoined, False
     # a line a padded screen cut into rows (see _padded_wall)
-    if not uncut and "  \n" in text:
-        padded = _padded_wall(unwrapped[0] if unwrapped else text, unwrapped[1] if unwrapped else None)
-        if padded is not None:
-            unwrapped, plain = padded, False
+    if not uncut and (padded if padded is not None else "  \n" in text):
+        wall = _padded_wall(unwrapped[0] if unwrapped else text, unwrapped[1] if unwrapped else None)
+        if wall is not None:
+            unwrapped, plain = wall, False
     # a record a paste's hard wrap went on in indented rows (see _indented_tails)
-    if not uncut and _ROW_INDENTED.search(text) is not None:
+    if not uncut and (indented if indented is not None else _ROW_INDENTED.search(text) is not None):
         tails = _indented_tails(unwrapped[0] if unwrapped else text, unwrapped[1] if unwrapped else None)
         if tails is not None:
             unwrapped, plain = tails, False

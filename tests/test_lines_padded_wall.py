@@ -36,3 +36,35 @@ def test_padded_rows_with_no_cut_are_kept():
                "2023-10-23 01:07:28.000002: E external/xla/xla/service/gpu/nccl_utils.cc:191] Aborting c    "]
     assert len({len(r) for r in stamped}) == 1
     assert getattr(normalise("\n".join(stamped) + "\n"), "joined", None) is None
+
+
+def test_the_padded_and_indented_gates_are_answered_by_the_classifiers_set():
+    """The classifier's set holds PADDED_GATE ("  \\n") and INDENTED_GATE ("\\n "), so normalise does not search a file
+    it scanned for them again (normalise's ``padded`` and ``indented``): the set's answer is what ``in`` says, and
+    normalise given it reads each text as it does asking itself; the real padded paste and indented paste, and a
+    CONSTRUCTED text whose "  \\n" stands only once a colour is off (the gates answered the text as read: normalise
+    searches the text it strips the colour from itself)."""
+    from stethoscope.facts import classify
+    from stethoscope.facts.lines import GLUE_GATE, INDENTED_GATE, PADDED_GATE, UNCUT_GATE
+
+    # CONSTRUCTED: a padded screen's wall (72 columns, no terminal's) whose rows end in a colour's reset, so that "  \n"
+    # stands only once the colours are off: its cut line is joined by _padded_wall alone (_unwrap joins nothing here)
+    r1 = "RuntimeError: CUDA error: an illegal memory access was encountered while"
+    w = len(r1)
+    coloured = "\n".join([r1[:-1] + "\x1b[0m" + r1[-1], "running the kernel".ljust(w - 1) + "\x1b[0m ",
+                          "Traceback (most recent call last):".ljust(w) + "\x1b[0m",
+                          'File "train.py", line 3, in <module>'.ljust(w) + "\x1b[0m"])
+    assert "  \n" not in coloured and normalise(coloured + "\n").joined == {1: 1}
+    texts = [(FIX / "artefacts" / "xla_nccl" / "t5x864_padded_screen_122_columns.txt").read_text(),
+             (FIX / "artefacts" / "kernel_log" / "okm1208_xid31_wrapped_indented_rows.log").read_text(),
+             coloured + "\n", "no padding\nnor indentation\n"]
+    cls = classify.classifier()
+    for text in texts:
+        _, wrapped = cls.scan(text)
+        gate = classify.gate
+        padded, indented = gate(text, PADDED_GATE), gate(text, INDENTED_GATE)
+        assert (padded, indented) == ("  \n" in text, "\n " in text), text
+        got = normalise(text, not wrapped, None, gate(text, UNCUT_GATE), gate(text, GLUE_GATE), padded, indented)
+        want = normalise(text)
+        assert got == want and getattr(got, "joined", None) == getattr(want, "joined", None), text
+    classify.forget()

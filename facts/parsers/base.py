@@ -92,13 +92,15 @@ class Artefact:
         the original stays in ``raw_text`` for evidence. ``plain``: the wrapper gate's answer
         when the caller's scan already has it (facts/lines.normalise)."""
         from stethoscope.facts import classify
-        from stethoscope.facts.lines import GLUE_GATE, UNCUT_GATE, is_title, normalise, without_title_tag
+        from stethoscope.facts.lines import GLUE_GATE, INDENTED_GATE, PADDED_GATE, UNCUT_GATE, is_title, normalise, without_title_tag
 
         split: list[list[str]] = []
         # an issue's title: its template's tag ("[Bug]: ") off, as a label is (the line as read stays the evidence)
         text = without_title_tag(self.text) if is_title(self.path) else self.text
         # the classifier's pass over this text may have found every row a record: no cut to join
-        norm = normalise(text, plain, split, classify.gate(text, UNCUT_GATE), classify.gate(text, GLUE_GATE))
+        gate = classify.gate
+        norm = normalise(text, plain, split, gate(text, UNCUT_GATE), gate(text, GLUE_GATE), gate(text, PADDED_GATE),
+                         gate(text, INDENTED_GATE))
         if norm is self.text:
             if split and self._lines is None:  # the rows the gate split: the same as ``lines`` would
                 lines = split[0]
