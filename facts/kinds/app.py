@@ -1277,6 +1277,18 @@ class BitsandbytesBinaryMissing(Fact):
 
 
 @fact_kind
+class BitsandbytesSetupFailed(Fact):
+    """bitsandbytes (0.37-0.42, bitsandbytes/cextension.py) loaded no GPU binary of its own although PyTorch sees a GPU, and
+    raised its closing RuntimeError: "CUDA Setup failed despite GPU being available. Please run the following command to
+    get more information: python -m bitsandbytes ..." (0.37-0.38.0: "... Inspect the CUDA SETUP outputs above to fix your
+    environment!") (facts/parsers/bitsandbytes_cuda_setup.py). Read only where the set-up's own report above it, which
+    says why (a binary it has no build for, no CUDA runtime or driver library), was not pasted."""
+
+    kind: Literal["bitsandbytes_setup_failed"] = "bitsandbytes_setup_failed"
+    message: str  # the exception's sentence as printed
+
+
+@fact_kind
 class PythonExceptionIgnored(Fact):
     """CPython reported an exception it could not raise and ignored it (its unraisable hook, Python/errors.c): one raised
     in an object's finaliser (``Exception ignored in: <function Connection.__del__ at 0x7ba85ba82980>``), an atexit

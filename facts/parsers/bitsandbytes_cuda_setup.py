@@ -24,16 +24,27 @@ options found for libcudart.so: set()`` (0.39-0.42: none), ``CUDA_SETUP: WARNING
 environmental path. Searching ...`` (a search that went on: alone it says nothing), ``CUDA SETUP: CUDA runtime path
 found: <path>``.
 
+Its closing exception (bitsandbytes/cextension.py, 0.37-0.42), raised when no GPU binary loaded and PyTorch sees a GPU::
+
+    RuntimeError: 
+            CUDA Setup failed despite GPU being available. Inspect the CUDA SETUP outputs above to fix your environment!
+        (bitsandbytes-foundation/bitsandbytes#1522; 0.37-0.38.0)
+            CUDA Setup failed despite GPU being available. Please run the following command to get more information:
+        (0.38.1-0.42: then "python -m bitsandbytes" and "Inspect the output of the command and see if you can locate CUDA
+        libraries. You might need to add them to your LD_LIBRARY_PATH.")
+
 Facts: ``shared_library_missing`` (libcudart.so, provider cuda_toolkit; libcuda.so, provider nvidia_driver) where the
 set-up said it found no such library; else ``bitsandbytes_binary_missing`` per file for its "Required library version
 not found" lines (the first cited; the CUDA version, compute capability, fallback and whether detection failed). The
-banner, the search notes and the set-up's other lines are read as its report. Nothing else of a file is read here.
+banner, the search notes and the set-up's other lines are read as its report. ``bitsandbytes_setup_failed`` for the closing
+exception where none of those facts came from the file (its report, which says why, was not pasted). Nothing else of a
+file is read here.
 """
 from __future__ import annotations
 
 import re
 
-from stethoscope.facts.kinds.app import BitsandbytesBinaryMissing  # noqa: F401 - the fact classes live in facts/kinds
+from stethoscope.facts.kinds.app import BitsandbytesBinaryMissing, BitsandbytesSetupFailed  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.kinds.host import SharedLibraryMissing
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
@@ -59,6 +70,12 @@ _VERSION = re.compile(r"CUDA SETUP: (?:Detected CUDA version |PyTorch settings f
 # CUDA SETUP: Highest compute capability among GPUs detected: 7.5 / ..., Highest Compute Capability: 7.0.
 _CC = re.compile(r"(?:Highest compute capability among GPUs detected|Highest Compute Capability): (?P<cc>\d{1,2}\.\d)")
 _DETECTION_FAILED = "CUDA SETUP: CUDA detection failed!"
+# RuntimeError: 
+#         CUDA Setup failed despite GPU being available. Inspect the CUDA SETUP outputs above to fix your environment!   (bitsandbytes-foundation/bitsandbytes#1522)
+#         CUDA Setup failed despite GPU being available. Please run the following command to get more information:      (cextension.py 0.38.1-0.42)
+#   (bitsandbytes/cextension.py: `if lib is None and torch.cuda.is_available(): ... raise RuntimeError(...)`: the set-up
+#   loaded no GPU binary of its own though PyTorch sees a GPU)
+SETUP_FAILED = re.compile(r"\bCUDA Setup failed despite GPU being available\b(?:\. (?:Inspect the CUDA SETUP outputs above|Please run the following command)[^\n]{0,80})?")
 # libbitsandbytes_cuda117_nocublaslt.so: the CUDA version in its name
 _LIB_VERSION = re.compile(r"_cuda(?P<ver>\d{2,4})")
 # the set-up's report lines read as such (the banner, the search notes, its instructions)
@@ -66,6 +83,8 @@ _REPORT = re.compile(r"^\s*(?:CUDA[ _]SETUP: |=+(?:BUG REPORT|ERROR)=+\s*$|DEBUG
 
 
 def detect(head: str) -> bool:
+    if "CUDA Setup failed despite GPU" in head and SETUP_FAILED.search(head) is not None:
+        return True
     return ("CUDA SETUP: " in head or "CUDA_SETUP: " in head) and (
         _REQUIRED.search(head) is not None or _PROBLEM.search(head) is not None or _NO_LIBCUDA.search(head) is not None)
 
@@ -74,7 +93,16 @@ def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     b = FactBuilder(artefact, result)
     text = artefact.text
+    setup_failed = None  # the closing exception's line and sentence
+    if "CUDA Setup failed despite GPU" in text:
+        for n, line in enumerate(artefact.lines, 1):
+            if "CUDA Setup failed despite GPU" in line and (m := SETUP_FAILED.search(line)) is not None:
+                setup_failed = (n, m[0])
+                result.lines_used += 1
+                break
     if "CUDA SETUP: " not in text and "CUDA_SETUP: " not in text:
+        if setup_failed is not None:
+            b.add(BitsandbytesSetupFailed, setup_failed[0], message=setup_failed[1])
         return result
     required: list[tuple[int, str]] = []
     fallback = version = cc = None
@@ -118,10 +146,12 @@ def parse(artefact: Artefact) -> ParseResult:
         v = _LIB_VERSION.search(lib)
         b.add(BitsandbytesBinaryMissing, n, library=lib, cpu_build=cpu, cuda_version=(v["ver"] if v else version),
               compute_capability=cc, fallback=fallback, detection_failed=failed, lines=len(required))
+    elif setup_failed is not None and runtime_missing is None and driver_missing is None:
+        b.add(BitsandbytesSetupFailed, setup_failed[0], message=setup_failed[1])
     return result
 
 
 #: line signatures (facts/classify.py)
-SIGNATURES = (r"CUDA SETUP: Required library version not found: ",
+SIGNATURES = (r"CUDA SETUP: Required library version not found: ", r"CUDA Setup failed despite GPU being available",
               r"CUDA SETUP: Problem: The main issue seems to be that the main CUDA ",
               r"CUDA SETUP: WARNING! libcuda\.so not found!")

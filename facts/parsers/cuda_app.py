@@ -412,6 +412,22 @@ CUTLASS_CONDITIONS = {"Misaligned Operand": "INVALID_VALUE", "Invalid Data Type"
                       "Internal": "INTERNAL_ERROR", "Architecture Mismatch": "ARCH_MISMATCH", "Arch Mismatch": "ARCH_MISMATCH",
                       "Memory Allocation": "ALLOC_FAILED"}
 
+# > ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your Tesla V100-SXM2-32GB GPU has compute capability 7.0. You can use float16 instead by explicitly setting the`dtype` flag in CLI, for example: --dtype=half.   (hiyouga/LlamaFactory#4960, vLLM 0.4.3 under LLaMA-Factory)
+# RuntimeError: Current CUDA Device does not support bfloat16. Please switch dtype to float16.
+#   (vLLM's _check_if_gpu_supports_dtype, vllm/worker/worker.py 0.1-0.6, then vllm/platforms: raise ValueError("Bfloat16 is only
+#   supported on GPUs with compute capability of at least 8.0. Your {gpu_name} GPU has compute capability {major}.{minor}."),
+#   from 0.2.2 with " You can use float16 instead by explicitly setting the`dtype` flag in CLI, for example: --dtype=half.",
+#   later "Your {gpu_name} GPU {has compute capability X.Y | does not have a compute capability}"; people paste its second
+#   sentence on a line of its own. PyTorch's torch/amp/autocast_mode.py autocast.__init__ (1.10 on): RuntimeError("Current CUDA
+#   Device does not support bfloat16. Please switch dtype to float16.") where torch.cuda.is_bf16_supported() is False. Both: a
+#   bf16 model or autocast on a GPU below Ampere (compute capability under 8.0: V100, T4, RTX 20xx); read as form
+#   bf16_unsupported. transformers' "Your setup doesn't support bf16/gpu" is not read: a CPU-only torch raises it too)
+BF16_UNSUPPORTED = re.compile(
+    r"\bBfloat16 is only supported on GPUs with compute capability of at least 8\.0\b"
+    r"(?:\.?\s{1,8}Your (?P<gpu>[^\n]{1,80}?) GPU (?:has compute capability (?P<cc>\d{1,2}\.\d{1,2})|does not have a compute capability))?"
+    r"|\bCurrent CUDA Device does not support bfloat16\b")
+BF16_MARKERS = ("Bfloat16 is only supported on GPUs", "Current CUDA Device does not support bfloat16")
+
 # triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 66560, Hardware limit: 65536. Reducing block sizes or `num_stages` may help.   (vllm-project/vllm#12498)
 # triton.code_gen.OutOfResources: out of resource: shared memoryRequired: 110592Hardware limit: 101376     (Triton 1.x, the separators missing)
 #   (triton/runtime/errors.py OutOfResources: f"out of resource: {name}, Required: {required}, Hardware limit: {limit}";
@@ -629,7 +645,7 @@ MARKERS = ("cudaError", "hipError", "CUDA_ERROR_", "CUDA error", "CUDA driver er
            "DNN library initiali", "Loaded runtime CuDNN", "cuDNN algorithm", "convolution algorithms available",
            "unable to find an engine", "out of resource: ", "OOM when allocating tensor", "Error (", "Error in ",
            TRTLLM_PEER_MARKER, " CUDA: ", "() failed with error #", "results in UNKNOWN_CUDA_ERROR", "function returned error code", "CUDA runtime error in ", TORCH_DEVICE_INDEX_MARKER, COREDUMP_MARKER,
-           ROCBLAS_NO_DEVICE_MARKER, MEMORY_SAVER_MARKER) + LIBRARY_MARKERS + CUDA_GDB_EXCEPTION_MARKERS + CUBLAS_TEXT_MARKERS + GGML_MARKERS + TRITON_STATUS_MARKERS + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS + DISCOVERY_MARKERS
+           ROCBLAS_NO_DEVICE_MARKER, MEMORY_SAVER_MARKER) + LIBRARY_MARKERS + BF16_MARKERS + CUDA_GDB_EXCEPTION_MARKERS + CUBLAS_TEXT_MARKERS + GGML_MARKERS + TRITON_STATUS_MARKERS + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS + DISCOVERY_MARKERS
 
 # [rank3]:[E416 ...] ... / (WorkerDict pid=63294) [rank3]: ...  (the rank: torch_log_lines.global_rank)
 PID = re.compile(r"\bpid[=: ]\s*(?P<pid>\d+)")
@@ -682,6 +698,7 @@ DETECT = re.compile(
     r"|\] Call to cu[A-Z]\w{0,60} results in UNKNOWN_CUDA_ERROR"
     r"|\bCUDA_EXCEPTION_\d{1,2}, [A-Z]|\bCUDA Exception: [A-Z]"
     r"|" + CUDNN_FRONTEND.pattern + r"|\bGot (?:cutlass|CUTLASS) error: Error [A-Z]|\bcutlass[FB]: no kernel found to launch!"
+    r"|\bBfloat16 is only supported on GPUs with compute capability of at least 8\.0\b|\bCurrent CUDA Device does not support bfloat16\b"
 
 )
 _DETECT_GATES = ("cudaError", "hipError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", "HIP error: ", "CUDA Error", "CUDA ERROR", "Cuda error", "Error [CUDA]",
@@ -692,7 +709,7 @@ _DETECT_GATES = ("cudaError", "hipError", "CUDA_ERROR_", "CUDA error", "CUDA dri
                  "DNN library initiali", "Loaded runtime CuDNN", "cuDNN algorithm", "convolution algorithms available",
                  "unable to find an engine", "out of resource: ", "OOM when allocating tensor", "Error (", "Error in ",
                  TRTLLM_PEER_MARKER, "() failed with error #", "results in UNKNOWN_CUDA_ERROR", TORCH_DEVICE_INDEX_MARKER,
-                 COREDUMP_MARKER, ROCBLAS_NO_DEVICE_MARKER, MEMORY_SAVER_MARKER) + LIBRARY_MARKERS + CUDA_GDB_EXCEPTION_MARKERS + CUBLAS_TEXT_MARKERS + GGML_MARKERS + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS + DISCOVERY_MARKERS
+                 COREDUMP_MARKER, ROCBLAS_NO_DEVICE_MARKER, MEMORY_SAVER_MARKER) + LIBRARY_MARKERS + BF16_MARKERS + CUDA_GDB_EXCEPTION_MARKERS + CUBLAS_TEXT_MARKERS + GGML_MARKERS + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS + DISCOVERY_MARKERS
 
 
 def detect(text: str) -> bool:
@@ -1078,6 +1095,10 @@ def _read_library(line: str) -> dict | None:
     if (k := MEM_EFF_NO_KERNEL.search(line)) is not None:
         return dict(error_name=None, catalogue_name=None, runtime_name=None, code=None, printed_code=None,
                     message=k[0], form="mem_eff_attention_no_kernel", source_file=None, source_line=None, driver_cuda=None)
+    if (bf := BF16_UNSUPPORTED.search(line)) is not None:
+        return dict(error_name=None, catalogue_name=None, runtime_name=None, code=None, printed_code=None,
+                    message=line[bf.start():].strip()[:300], form="bf16_unsupported", source_file=None, source_line=None,
+                    driver_cuda=None)
     if (g := GGML_NO_DEVICE_CODE.search(line)) is not None:
         return dict(error_name=None, catalogue_name=None, runtime_name=None, code=None, printed_code=None,
                     message=(line[g.start():].strip() if g["kernel"] else g[0] + ".")[:300], form="ggml_no_device_code", source_file=None,
