@@ -1024,6 +1024,25 @@ class UcxCudaIpcOpenFailed(Fact):
 
 
 @fact_kind
+class UcxAssertionFailed(Fact):
+    """UCX stopped the process on one of its own checks (src/ucs/debug/assert.h: ucs_assert / ucs_assert_always
+    "Assertion `%s' failed", ucs_assertv "Assertion `%s' failed: <fmt>", ucs_bug "Bug: <fmt>"; assert.c
+    ucs_fatal_error_message prints "%13s:%-4u %s" behind log.c's "[host:pid:thread:tid] " prefix, then
+    ucs_handle_error's backtrace, then abort()). ``frame`` is the backtrace's first frame past UCX's own error
+    handling (ucs_handle_error, ucs_fatal_error_*, __ucs_abort): where the check sits; ``cuda_transport`` says the
+    backtrace runs through UCX's CUDA transports (libuct_cuda: cuda_copy, cuda_ipc, gdr_copy)."""
+
+    kind: Literal["ucx_assertion_failed"] = "ucx_assertion_failed"
+    check: Literal["assertion", "bug"] = "assertion"
+    source: str  # the source file's base name: "rndv.c", "ucp_ep.inl"
+    source_line: int
+    condition: str | None = None  # the expression of an assertion: "mem_type_rma_lane != ((ucp_lane_index_t)-1)"
+    message: str | None = None  # ucs_assertv's text after "failed: ", or ucs_bug's text
+    frame: str | None = None  # "ucp_rndv_rtr_handler", "libucp.so.0+0x444f0"
+    cuda_transport: bool = False
+
+
+@fact_kind
 class MpichAbort(Fact):
     """An MPICH-derived MPI aborted a rank with its error line (src/mpi/errhan: MPIR_Handle_fatal_error;
     Cray MPICH's "MPICH ERROR [Rank N] [job id J] [<date>] [<host>] - Abort(<code>) (rank N in comm C):
