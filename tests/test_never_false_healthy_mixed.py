@@ -551,3 +551,28 @@ def test_one_hosts_two_labelled_lines_below_a_table_are_read_by_their_own_reader
     # to tell pdsh's hosts from a model's or a step's name before a colon; never HEALTHY either way
     rep, _ = _diagnose(tmp_path / "two", ruleset, table + "\n\ngpu-node07: " + slurm[0] + "\ngpu-node08: " + slurm[1])
     assert rep.verdict != "healthy" and not [f for f in rep.findings if f.rule == "slurm_gres_count_below_configured"]
+
+
+# session 52, rI3: nvidia-smi's table with one ERR! cell (one query NVML failed) read HEALTHY: below
+# gpu_unreadable_nvidia_smi's three fields nothing was said. CONSTRUCTED from open-gpu-kernel-modules#446's
+# real table: GPU 4's rows rewritten to a plain A40 whose power draw alone reads ERR!
+A40_TABLE = ART / "nvidia_smi_table" / "ogkm446_r525_a40_gpu4_err.txt"
+
+
+def _one_err(cell_row: str) -> str:
+    rows = A40_TABLE.read_text().splitlines()
+    rows[24] = "|   4  NVIDIA A40          On   | 00000000:83:00.0 Off |                    0 |"
+    rows[25] = cell_row
+    rows[26] = "|                               |                      |                  N/A |"
+    return "\n".join(rows)
+
+
+def test_one_err_cell_in_the_summary_table_is_never_healthy(ruleset, tmp_path):
+    rep, _ = _diagnose(tmp_path, ruleset, _one_err("|  0%   23C    P8    ERR! / 300W |      0MiB / 46068MiB |      0%      Default |"))
+    assert rep.verdict != "healthy", rep.reason
+    assert any("ERR! for power draw" in f.summary and "0000:83:00.0" in f.summary for f in rep.findings), rep.findings
+
+
+def test_near_miss_the_same_table_without_err_stays_healthy(ruleset, tmp_path):
+    rep, _ = _diagnose(tmp_path, ruleset, _one_err("|  0%   23C    P8    14W / 300W |      0MiB / 46068MiB |      0%      Default |"))
+    assert rep.verdict == "healthy", rep.reason

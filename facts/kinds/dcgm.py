@@ -317,6 +317,10 @@ class NhcCheckFailed(Fact):
     expected_busbw_gbps: float | None = None
     loopback: bool = False
     returned: int | None = None  # NHC's "Check <check> ... returned N": the check's exit code, no message of its own
+    #: the check could not run: a command it calls is not installed or not on its PATH (exit status 127, the
+    #: shell's "command not found"; dash's "<cmd>: not found"); ``missing_command`` names it where the message does
+    could_not_run: bool = False
+    missing_command: str | None = None
     #: NHC itself did not finish: "watchdog" (could not kill a hung NHC), "timeout" (Script timed out), "signal"
     aborted: str | None = None
     gpu_check: bool = False  # a check of the node's GPUs, by its name (check_nv_*, check_nvsmi_*, check_gpu*, check_dcgm*)

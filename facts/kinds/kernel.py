@@ -688,6 +688,19 @@ class KernelModuleLoadFailure(Fact):
 
 
 @fact_kind
+class DriverInstallerRefusal(Fact):
+    """nvidia-installer's own word of why the driver cannot go on this node or drive its GPUs, other than a
+    module that would not load (that is ``kernel_module_load_failure``): no GPU this release supports on the
+    PCI bus, the nouveau driver in use, or an NVIDIA kernel module already loaded (in use)."""
+
+    kind: Literal["driver_installer_refusal"] = "driver_installer_refusal"
+    refusal: Literal["no_supported_gpu", "nouveau_in_use", "module_in_use"]
+    module: str | None = None  # module_in_use: the loaded module, as the kernel names it ("nvidia_drm")
+    driver_version: str | None = None  # no_supported_gpu: the release the installer carries ("410.48")
+    message: str
+
+
+@fact_kind
 class KernelModuleSignatureRejected(KernelLineFact):
     """The kernel refused a module for its signature, in the forms that do not name the module
     (kernel/module/signing.c ``Loading of unsigned module is rejected``; lockdown's ``Lockdown:

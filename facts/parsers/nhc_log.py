@@ -130,6 +130,12 @@ _DETECT = re.compile(r"ERROR:\s+[\w.-]+:\s+(?:Health check failed:|\d{1,5} healt
 # NHC's own message for a check that returned non-zero without its own die (nhc: 'die $RET "Check $CHECK returned $RET"',
 # $CHECK being the whole nhc.conf line, arguments included):
 # ERROR:  nhc:  Health check failed:  Check check_nv_gpu_count 2 returned 1          (NVIDIA/deepops#660)
+# a check whose command is missing: the shell's exit status 127 (POSIX "command not found"), and its message where a
+# check's own die() quotes it (bash's "<cmd>: command not found", dash's "<script>: <line>: <cmd>: not found"):
+# ERROR : Node Health Checks failed - viz3d-1 - AMS081063509028 - Check check_nvsmi_healthmon returned 127   (Azure/az-hop#1796)
+# ERROR:  nhc:  Health check failed:  check_nv_healthmon:  /usr/bin/nvidia-smi: command not found   (CONSTRUCTED from bash's form)
+_NOT_RUN_RC = 127
+_NOT_FOUND = re.compile(r"(?:^|[\s:])(?P<cmd>[\w./+-]{1,128}): (?:command )?not found\b")
 _RETURNED = re.compile(r"^Check (?P<check>check_\w{1,64})(?: [^\n]{0,200}?)? returned (?P<rc>\d{1,3})$")
 # NHC itself did not finish (nhc: the watchdog's 'die 142 "Watchdog timer unable to terminate hung NHC process ${NHC_PID#-}."',
 # the ALRM trap's 'die 142 "Script timed out${CHECK:+ while executing \"$CHECK\"}."', the HUP/INT/TERM traps'
@@ -244,6 +250,9 @@ def parse(artefact: Artefact) -> ParseResult:
                         check = (a.groupdict().get("check") or "").split(" ")[0] or None  # $CHECK: the name, then its arguments
                         break
             hw = _hw(msg) if check is not None and check.startswith("check_hw_") else {}
+            if returned == _NOT_RUN_RC or (nf := _NOT_FOUND.search(msg)) is not None:
+                hw["could_not_run"] = True
+                hw["missing_command"] = None if returned == _NOT_RUN_RC else nf["cmd"].rsplit("/", 1)[-1]
             if hw.get("ib_port_not_active") and node in bigger:
                 hw["config_other_machine"] = True
             b.add(NhcCheckFailed, n, node=node, check=check, message=msg, fault_code=fault["code"] if fault else None,

@@ -67,10 +67,14 @@ _GPU_ROW = re.compile(r"^\|\s+(?P<idx>\d+)\s+(?P<name>\S(?:.*?\S)??)\s+(?P<pers>
 _STATE_ROW = re.compile(r"^\|\s*(?P<fan>\d+%|N/A|ERR!)\s+(?P<temp>-?\d+C|N/A|ERR!)\s+(?P<perf>P\d+|N/A|ERR!)\s+"
                         r"(?:(?P<draw>\d+(?:\.\d+)?W|N/A|ERR!)\s*/\s*(?P<cap>\d+(?:\.\d+)?W|N/A|ERR!))?\s*\|\s*"
                         r"(?P<used>\d+)MiB\s*/\s*(?P<total>\d+)MiB\s*\|\s*(?P<util>\d+%|N/A|ERR!)\s+(?P<mode>E\. (?:Process|Thread)|\S+)\s*\|\s*$")
+# what each cell of gpu_usage.unreadable_fields is, in the table's order
+_CELL_NAMES = ("fan", "temperature", "performance state", "power draw", "power cap", "GPU utilisation",
+               "volatile uncorrectable ECC count")
 # the table's abbreviations of the compute modes, in -q's words (gpu_usage.compute_mode)
 _MODES = {"E. Process": "Exclusive_Process", "E. Thread": "Exclusive_Thread"}
 # |                                         |                        |             Disabled |
-_MIG_ROW = re.compile(r"^\|\s+\|\s+\|\s+(?P<mig>Enabled|Disabled|N/A)\s*\|\s*$")
+# |                               |                      |                 ERR! |   (open-gpu-kernel-modules#446: NVML failed the query)
+_MIG_ROW = re.compile(r"^\|\s+\|\s+\|\s+(?P<mig>Enabled|Disabled|N/A|ERR!)\s*\|\s*$")
 # |    0   N/A  N/A      2261      C   python                                      30042MiB |
 # |    0      1234      C   python                            30000MiB |   (before R450: no GI/CI)
 # |    0   N/A  N/A             434      C   python3                               12339... |   (R580: a wide memory figure cut)
@@ -232,10 +236,18 @@ def _gpu(b: FactBuilder, no: int, g: re.Match[str], s: re.Match[str], mig: re.Ma
         b.add(GpuEccCount, no, pci_bus_id=bus, scope="volatile", error_type="uncorrectable", location="total",
               count=int(g["ecc"]))
     cells = (s["fan"], s["temp"], s["perf"], s["draw"], s["cap"], s["util"], g["ecc"])
+    failed = (["name"] * (g["name"] == "ERR!") + [what for what, c in zip(_CELL_NAMES, cells) if c == "ERR!"]
+              + ["MIG mode"] * (mig is not None and mig["mig"] == "ERR!"))
+    if failed:
+        # an ERR! is a query NVML failed, not a field the GPU lacks (N/A): never silence, as -q's
+        # '[Unknown Error]' (gpu_state_facts._failed); three or more are gpu_unreadable_nvidia_smi's,
+        # whose finding cites this line
+        b.error(state_line, f"GPU {bus} (index {idx}): nvidia-smi printed ERR! for {', '.join(failed)}: "
+                            "NVML's query of the GPU failed, the value was not read")
     b.add(GpuUsage, state_line, pci_bus_id=bus, index=idx, memory_used_mib=int(s["used"]),
           memory_total_mib=int(s["total"]), utilization_pct=_int(s["util"], "%"),
           performance_state=None if s["perf"] in ("N/A", "ERR!") else s["perf"], fan_pct=_int(s["fan"], "%"),
-          compute_mode=_MODES.get(s["mode"], s["mode"]), mig_mode=None if mig is None or mig["mig"] == "N/A" else mig["mig"],
+          compute_mode=_MODES.get(s["mode"], s["mode"]), mig_mode=None if mig is None or mig["mig"] in ("N/A", "ERR!") else mig["mig"],
           unreadable_fields=sum(1 for c in cells if c == "ERR!"))
 
 

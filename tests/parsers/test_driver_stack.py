@@ -670,3 +670,14 @@ def test_container_cli_mount_into_the_containers_rootfs():
     assert (f.kind, f.stage, f.operation) == ("container_toolkit_error", "mount", "mount_into_container")
     assert f.message.endswith("merged/proc/driver/nvidia: no such file or directory")
 
+
+
+def test_summary_table_err_cells_are_each_gpus_parse_problem():
+    """Every GPU with an ERR! cell (a query NVML failed) is a parse problem on its state row naming the fields, as
+    -q's '[Unknown Error]'; the MIG row's ERR! is read too (open-gpu-kernel-modules#446's GPU 4: all of them)."""
+    r = _parse(nvidia_smi_table, "nvidia_smi_table/ogkm446_r525_a40_gpu4_err.txt")
+    assert [(e.line, e.message.split(": ", 1)[0]) for e in r.errors] == [(26, "GPU 0000:83:00.0 (index 4)")]
+    assert r.errors[0].message.startswith("GPU 0000:83:00.0 (index 4): nvidia-smi printed ERR! for name, fan, temperature")
+    assert "MIG mode" in r.errors[0].message
+    (u,) = [f for f in r.facts if f.kind == "gpu_usage" and f.pci_bus_id == "0000:83:00.0"]
+    assert (u.unreadable_fields, u.mig_mode) == (7, None)

@@ -68,3 +68,41 @@ def test_build_that_went_through_is_recognised_without_a_fact():
     # near misses: another project's build ("Kernel module compilation complete" without its period), kbuild alone
     assert not nvidia_installer.detect("Kernel module compilation complete, installing\n")
     assert not nvidia_installer.detect("  LD [M]  drivers/net/foo.ko\n")
+
+
+def test_nouveau_in_use_wrapped_and_indented():
+    for name in ("apollo2466_nouveau_in_use.txt", "azure_ethereum_mine2_nouveau_in_use_indented.txt"):
+        r = _parse(nvidia_installer, f"nvidia_installer/{name}")
+        (f,) = r.facts
+        assert (f.kind, f.refusal, f.evidence.line) == ("driver_installer_refusal", "nouveau_in_use", 1)
+        assert f.message.endswith("The Nouveau kernel driver is currently in use by your system.")
+
+
+def test_module_already_loaded_both_wordings():
+    for name, line in (("apollo6308_module_already_loaded_error.txt", 1), ("cuda_samples286_module_already_loaded_abort.log", 6),
+                       ("libvfio20_installer_log_module_already_loaded.log", 19)):
+        r = _parse(nvidia_installer, f"nvidia_installer/{name}")
+        (f,) = r.facts
+        assert (f.refusal, f.module, f.evidence.line) == ("module_in_use", "nvidia_drm", line)
+
+
+def test_module_already_loaded_but_install_continued_is_no_refusal():
+    # CONSTRUCTED from nvidia-installer kernel.c's 545 wording and its recorded answer: the operator let it go on
+    text = ("WARNING: An NVIDIA kernel module 'nvidia-drm' appears to be already loaded in your kernel.  This may be because it is in use.\n"
+            "-> Would you like to continue installation and skip the sanity checks? If not, please abort the installation, then close "
+            "any programs which may be using the NVIDIA GPU(s), and attempt installation again. (Answer: Continue installation)\n")
+    assert nvidia_installer.detect(text)
+    assert nvidia_installer.parse(Artefact(path="i.log", text=text)).facts == []
+
+
+def test_no_supported_gpu_reads_the_release_across_blank_lines():
+    r = _parse(nvidia_installer, "nvidia_installer/instagraal10_no_supported_gpu_warning.txt")
+    (f,) = r.facts
+    assert (f.refusal, f.driver_version, f.evidence.line) == ("no_supported_gpu", "410.48", 6)
+    assert f.message.endswith("410.48 NVIDIA Linux graphics driver installed in this system.")
+
+
+def test_refusal_words_in_prose_are_not_read():
+    # CONSTRUCTED: a user's sentence about nouveau, without the installer's ERROR:/WARNING: prefix
+    text = "I think the Nouveau kernel driver is currently in use, so I blacklisted it.\n"
+    assert not nvidia_installer.detect(text)
