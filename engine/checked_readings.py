@@ -93,11 +93,12 @@ class ReadingsHeld:
         self.sure: dict[str, int] = defaultdict(int)  # component -> readings held of files never left out
         self.counts: dict[tuple, dict[str, int]] = {}  # the counts of a file, shared by files that count the same
 
-    def keep(self, fc, facts: list[list[Fact]], errors: list[list]) -> None:
+    def keep(self, fc, facts: list[list[Fact]], errors: list[list], answered: bool | None = None) -> None:
         """``fc``: a file's row, read whole; ``facts``: the lists of facts of it that the diagnosis holds, ``errors``:
-        of its parse problems (one of each a window)."""
+        of its parse problems (one of each a window); ``answered``: what :func:`never_left_out` answered of them where
+        that was asked already (a parse worker's answer of a file of one window: engine/parse_pool._packed)."""
         readings = fc._readings
-        if not readings or not _never_left_out(fc.facts, facts, errors):
+        if not readings or not (answered if answered is not None else never_left_out(fc.facts, facts, errors)):
             return
         shown = set(file_checks(fc, load_coverage()))
         held: dict = {}
@@ -121,7 +122,7 @@ class ReadingsHeld:
 
 #: fact class -> whether its facts have parts (part_evidence: an nccl_test_table's rows), asked once a class: a pydantic
 #: model class that lacks the attribute costs getattr ~1.5 us (its metaclass's __getattr__ raises and drops an
-#: AttributeError), and _never_left_out asked ~10 classes a file as the parent took each file's results (~0.3 CPU s
+#: AttributeError), and never_left_out asked ~10 classes a file as the parent took each file's results (~0.3 CPU s
 #: of the parent's main thread at 1,024 bench nodes, while the workers read)
 _PARTED: dict[type, bool] = {}
 
@@ -133,7 +134,7 @@ def _parted(cls: type) -> bool:
     return got
 
 
-def _never_left_out(n_facts: int, facts: list[list[Fact]], errors: list[list]) -> bool:
+def never_left_out(n_facts: int, facts: list[list[Fact]], errors: list[list]) -> bool:
     """Whether a file that gave ``n_facts`` facts (FileCoverage.facts: folded and summarised ones counted) gave more
     than findings could cite lines of it (ReadingsHeld): more than the lines of its ``facts`` the diagnosis holds,
     of their rows (part_evidence) and of its parse problems (``errors``). Counted first, then (where the count does

@@ -277,13 +277,15 @@ def _read_artefacts(arts, jobs, total_bytes, progress, sizes, router, budget, ra
     rows: dict[str, FileCoverage] = {}  # a large file's windows make one row
     largest = max(sizes.values(), default=0) if sizes else None  # the workers' memory (facts/limits.Budget.jobs)
     held = accounting.ReadingsHeld()
-    # the file whose row may still grow (its windows come one after the other): its facts' lists and parse problems
-    last: tuple[str, list[list[Fact]], list[list]] | None = None
+    # the file whose row may still grow (its windows come one after the other): its facts' lists and parse problems,
+    # and its first window's never_left_out as a parse worker answered it (parse_pool._packed: the file's where it
+    # is the file's one window)
+    last: tuple[str, list[list[Fact]], list[list], bool | None] | None = None
     for res in parse_pool.parse_files(arts, jobs, total_bytes, router, budget=budget, largest=largest,
                                       young_every=YOUNG_EVERY, waiting=_tail):
         if last is not None and res.path != last[0]:  # the last file read whole: which of its readings stay held
             if last[0] in rows:
-                held.keep(rows[last[0]], last[1], last[2])
+                held.keep(rows[last[0]], last[1], last[2], last[3] if len(last[1]) == 1 else None)
             last = None
         if res.read_skipped or res.read_binary or res.read_hits:
             if raw is None or binary is None:
@@ -298,7 +300,7 @@ def _read_artefacts(arts, jobs, total_bytes, progress, sizes, router, budget, ra
             obs.nodes.extend(h for h in res.hosts if h not in obs.nodes)
         obs.coverage.limits.extend(res.limits)
         if last is None:
-            last = (res.path, [], [])
+            last = (res.path, [], [], res.never_left_out)
         last[1].append(res.facts)  # (every window's, those the row's facts count: _merge_window keeps them all)
         last[2].append(res.errors)
         if res.path in rows or (res.coverage is not None and _first_window_unread(obs, res.path)):
@@ -315,7 +317,7 @@ def _read_artefacts(arts, jobs, total_bytes, progress, sizes, router, budget, ra
         obs.coverage.files.append(res.coverage)
         rows[res.path] = res.coverage
     if last is not None and last[0] in rows:
-        held.keep(rows[last[0]], last[1], last[2])
+        held.keep(rows[last[0]], last[1], last[2], last[3] if len(last[1]) == 1 else None)
     return obs
 
 

@@ -92,6 +92,23 @@ def relaxed(source: str) -> str:
     return "".join(out)
 
 
+class Exact:
+    """A relaxed member's signature as written (build), compiled when a text its member occurs in is first searched:
+    of ~185 such signatures a parse worker searches a few, and compiling them all cost the parent ~0.2 CPU s of its
+    serial path before the workers fork (bench/speed_rI7.md). ``search`` as the compiled pattern's."""
+
+    __slots__ = ("source", "options", "_compiled")
+
+    def __init__(self, source: str, options) -> None:
+        self.source, self.options, self._compiled = source, options, None
+
+    def search(self, text: str):
+        compiled = self._compiled
+        if compiled is None:
+            compiled = self._compiled = re2.compile(self.source, self.options)
+        return compiled.search(text)
+
+
 @dataclass(frozen=True)
 class Classifier:
     """One RE2 set over every declared signature and the wrapper gate; ``candidates(text)``:
@@ -104,7 +121,7 @@ class Classifier:
     gates: tuple[str, ...] = ()  # the set's members after the wrapper gate: facts/lines.py UNCUT_GATE's and the TEXT_GATES' sources
     sources: tuple[str, ...] = ()  # set index -> the signature's source (found())
     #: set index -> the signature, where the set holds it relaxed(): searched in a text its member occurs in
-    exact: dict[int, object] = field(default_factory=dict)
+    exact: dict[int, Exact] = field(default_factory=dict)
 
     def candidates(self, text: str) -> list[ModuleType]:
         return self.scan(text)[0]
@@ -204,12 +221,12 @@ def build(parsers: tuple[ModuleType, ...], relax: bool = True, also: tuple[Modul
     owner: list[int] = []
     always: list[int] = []
     sources: list[str] = []
-    exact: dict[int, object] = {}
+    exact: dict[int, Exact] = {}
 
     def add(source: str) -> None:
         member = relaxed(source) if relax else source
         if member != source:
-            exact[rset.Add(member)] = re2.compile(source, options)
+            exact[rset.Add(member)] = Exact(source, options)
         else:
             rset.Add(source)
 

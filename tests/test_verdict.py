@@ -118,7 +118,7 @@ def test_a_healthy_reason_is_the_same_with_later_readings_counted_not_held(rules
     counted = {fc.path.split("/")[0] for fc in rep.coverage.files if any(type(v) is int for v in fc._readings.values())}
     assert {"node2", "node3", "node4"} <= counted, counted
     assert "more reading(s)" in rep.reason, rep.reason
-    monkeypatch.setattr(accounting.ReadingsHeld, "keep", lambda self, fc, facts, errors: None)
+    monkeypatch.setattr(accounting.ReadingsHeld, "keep", lambda self, fc, facts, errors, answered=None: None)
     every = diagnose_bundle(b, ruleset, jobs=1)
     assert not any(type(v) is int for fc in every.coverage.files for v in fc._readings.values())
     assert rep.reason == every.reason
