@@ -1270,11 +1270,14 @@ _BARE_EXCEPTION = re.compile(r"(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?::(?: .*)?)?")
 # MemoryError                               Traceback (most recent call last)          (NVIDIA/cudf#6746, IPython 7)
 # <ipython-input-2-301086af0e1f> in <module>
 # ~/anaconda3/envs/rapids16/lib/python3.7/contextlib.py in inner(*args, **kwds)
+#    (...)     12     # use_gradient_checkpointing=True                              (unslothai/unsloth#3150, IPython 8:
+#   the gap's marker and the next listed line on one line, ultratb's "(...)" then that line's number and source)
 # The listing is source code ("raise CudaDriverError(...)", "Cannot mix ..." said no failure): never an error line.
 _IPY_HEADER = re.compile(r"[ \t]{0,8}((?:[A-Za-z_]\w{0,100}\.){0,20}[A-Z]\w{0,100})[ \t]{2,200}"
                          r"Traceback \(most recent call last\)[ \t]*")
 _IPY_BODY = re.compile(
-    r"[ \t]{0,12}(?:-{0,8}>[ \t]{0,8})?\d{1,7}(?:[ \t]|$)|[ \t]{0,12}\(\.\.\.\)[ \t]*$|Cell In ?\[\d{1,9}\], line \d"
+    r"[ \t]{0,12}(?:-{0,8}>[ \t]{0,8})?\d{1,7}(?:[ \t]|$)|[ \t]{0,12}\(\.\.\.\)(?:[ \t]*$|[ \t]{1,12}\d{1,7}(?:[ \t]|$))"
+    r"|Cell In ?\[\d{1,9}\], line \d"
     r"|File \S[^\n]{0,1000}:\d{1,9}, in \S|<ipython-input-[\w-]{1,80}> in \S|[~/.\w][^\n]{0,1000}\.pyx? in \S"
     r"|-{20,}[ \t]*$")
 

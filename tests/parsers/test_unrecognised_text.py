@@ -977,7 +977,9 @@ def test_a_text_that_does_not_end_in_frames_is_no_cut_middle(text):
 # listing is source code (a docstring's "Cannot", a "raise ...Error(" line), never an error line; the header is read as
 # context where the exception's own line ends the traceback, else as the error line with a cut_short limit.
 @pytest.mark.parametrize("name, header", [("numba8638_ipython_traceback_cut_in_its_listing.txt", 2),
-                                          ("cudf6746_ipython7_traceback_cut_in_its_listing.txt", 2)])
+                                          ("cudf6746_ipython7_traceback_cut_in_its_listing.txt", 2),
+                                          # IPython 8's gap marker beside the next listed line ("   (...)     12     ...")
+                                          ("unsloth3150_ipython8_gap_beside_a_listed_line.txt", 2)])
 def test_an_ipython_traceback_cut_in_its_listing_names_its_class_once(name, header):
     facts, limits = _cut((PROMPTS / name).read_text(), True)
     assert [n for n, _ in facts] == [header]  # (numba#8638's docstring line 12 "Cannot mix ..." is no error line)
