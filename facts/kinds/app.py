@@ -1345,3 +1345,16 @@ class OffloadSwapSizeMismatch(Fact):
     file_bytes: int | None = None  # the file's size on disk
     assertion: bool = False  # the line is the assert that aborted the process, not the size report
     message: str
+
+
+@fact_kind
+class RolloutWeightUpdateFailed(Fact):
+    """An RL job's SGLang rollout engine failed to take the trainer's weights: ``Failed to update parameter online:
+    <error>`` (a broadcast over the weight-update group, or the load of what it brought) or ``Failed to initialize
+    custom process group: <error>`` (setting that group up) (python/sglang/srt/model_executor/model_runner.py)."""
+
+    kind: Literal["rollout_weight_update_failed"] = "rollout_weight_update_failed"
+    step: Literal["update", "group_init"]
+    error: str  # the exception's text after the colon ("start out of range (expected to be in ra", cut as pasted)
+    tp_rank: int | None = None  # the scheduler prefix's "TP<n>", where the line has one
+
