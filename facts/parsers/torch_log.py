@@ -475,6 +475,7 @@ def _nccl_error_line(b: FactBuilder, no: int, line: str, nxt: str, nxt_no: int, 
         return True
     if line.rstrip().endswith("Last error:") and prev is not None and 0 <= no - prev["tail"] <= 2:
         if nxt:
+            raw_nxt = nxt
             # torchrun 2.2+ labels every line of a rank: "[rank3]: NET/OFI Request ... completed with error"
             nxt = _RANK_LABEL.sub("", nxt, count=1)
             # a launcher's or logger's wrapper repeated on both lines (vllm-project/vllm#3688, Ray + vLLM's logger):
@@ -490,7 +491,13 @@ def _nccl_error_line(b: FactBuilder, no: int, line: str, nxt: str, nxt_no: int, 
             prev["last_error"] = nxt
             used.add(nxt_no)
             got = fwd.read(nxt)
-            if got is not None:
+            if got is not None and fwd.NCCL_LOG_BARE.match(raw_nxt):
+                # a message nccl_log reads on this line as the bare NCCL WARN it is ("NET/IB : Unable to open device
+                # mlx5_0", "Mismatched NCCL version detected : ..."): nccl_log's fact, one a line; cite it
+                forwarded.add((nxt_no, nxt))
+                prev["peer"], prev["peer_loopback"] = got[2], fwd.is_loopback(got[2])
+                prev["line"], prev["text"] = nxt_no, None
+            elif got is not None:
                 cls, fields, peer = got
                 forwarded.add((nxt_no, nxt))
                 b.add(cls, nxt_no, node=node, **fields)
@@ -498,11 +505,9 @@ def _nccl_error_line(b: FactBuilder, no: int, line: str, nxt: str, nxt_no: int, 
                 prev["nvls"] = bool(fields.get("nvls"))
                 # cite NCCL's message, the error itself: the finding for its NCCL fact explains both
                 prev["line"], prev["text"] = nxt_no, None
-            elif (fwd.read_shm(nxt) is not None or fwd.RDMA_COMPLETION.match(nxt.strip())
-                  or fwd.VERSION_MISMATCH.match(nxt.strip())):
+            elif fwd.read_shm(nxt) is not None or fwd.RDMA_COMPLETION.match(nxt.strip()):
                 # NCCL's shared-memory segment message (production-stack#276), its RDMA completion error
-                # (nccl#1814's, forwarded), its version mismatch: nccl_log reads each as the bare NCCL message it is (one
-                # fact a line); cite it, as above
+                # (nccl#1814's, forwarded): nccl_log reads each as the bare NCCL message it is (one fact a line); cite it, as above
                 prev["line"], prev["text"] = nxt_no, None
         prev["tail"] = no
         return True
@@ -520,6 +525,8 @@ def _bare_nccl_message(b: FactBuilder, no: int, line: str, node: str, forwarded:
         return False
     if (no, line.strip()) in forwarded:
         return True
+    if fwd.NCCL_LOG_BARE.match(line) and fwd.read(line) is not None:  # nccl_log reads it as the bare NCCL WARN it is:
+        return True                                                      # its fact, one a line
     got = fwd.read(line) or fwd.quoted(line)  # pasted alone, or quoted in a sentence
     if got is None:
         return False

@@ -92,6 +92,10 @@ QUOTED = re.compile(
     + _NOT_QUOTE + "{0,300}$",
     re.M,
 )
+#: a line nccl_log reads as the bare NCCL message it is (nccl_warn_kinds.BARE at its start, nccl_log._BARE_MESSAGE's
+#: test): nccl_log owns such a line, where it stands alone or after PyTorch's "Last error:", and torch_log only cites it
+#: (two readers' facts of one kind on one line share an id: the engine refused the second, an internal error, round rI1)
+NCCL_LOG_BARE = re.compile(r"^[ \t]*(?:" + nccl_warn_kinds.BARE + ")")
 #: a quote QUOTED's span opens with (a text with none is not searched)
 QUOTE_MARKS = ("`", '"', "\u201c")
 
@@ -163,8 +167,6 @@ def read_setup(msg: str, src: str | None = None) -> tuple[type, dict[str, Any]] 
 
 def read(msg: str) -> tuple[type, dict[str, Any], str | None] | None:
     """(fact class, its fields, the peer address if any) for one NCCL message, or None."""
-    if VERSION_MISMATCH.match(msg.strip()):  # nccl_log reads it wherever it stands, bare or forwarded (one fact a line)
-        return None
     if got := read_setup(msg):
         return got[0], got[1], None
     fields = socket.read_retry(msg) or socket.read(msg.strip())  # a retry; no interface, connect failed/refused/retried out, ...

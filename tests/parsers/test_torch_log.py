@@ -1181,3 +1181,27 @@ def test_cudnn_plan_failed_warning_is_benign(name, line, source):
     assert torch_log.detect(text)
     (w,) = of(parse_text(text), "torch_warning")
     assert (w.warning_id, w.benign, w.evidence.line, w.source_file) == ("cudnn_plan_failed_next_tried", True, line, source)
+
+
+@pytest.mark.parametrize("text", [
+    # CONSTRUCTED from PyTorch's DistBackendError (ProcessGroupNCCL quotes ncclGetLastError after "Last error:") and NCCL
+    # messages nccl_log reads bare (nccl_warn_kinds.BARE): nccl_log's fact, torch_log only cites the line. Both readers'
+    # facts of one kind on one line share an id; before round rI1 the engine refused the second (an internal error)
+    "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, unhandled "
+    "system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.21.5\nncclSystemError: System call (e.g. socket, "
+    "malloc) or external library call failed or device error.\nLast error:\nNET/IB : Unable to open device mlx5_0\n",
+    "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, invalid "
+    "usage (run with NCCL_DEBUG=WARN for details), NCCL version 2.16.2\nncclInvalidUsage: This usually reflects invalid usage "
+    "of NCCL library.\nLast error:\nMismatched NCCL version detected : rank 0 version 21003 rank 1 version 21602\n",
+])
+def test_a_forwarded_message_nccl_log_reads_bare_is_one_fact(text):
+    from stethoscope.facts.parsers import nccl_log
+
+    def ids(mod):
+        art = Artefact(path="train.log", text=text, node="n1")
+        art.normalise()
+        return {f.id for f in mod.parse(art).facts}
+    torch_ids, nccl_ids = ids(torch_log), ids(nccl_log)
+    assert "train.log:4:torch_nccl_error" in torch_ids
+    assert not torch_ids & nccl_ids
+    assert any(i.startswith("train.log:4:") for i in nccl_ids)
