@@ -241,6 +241,8 @@ def parse_one(art: Artefact, router=None) -> FileResult:
             out.errors.append(ParseProblem(path=art.path, line=0, parser=p.KIND,
                                            message=f"{p.KIND} parser failed: {type(exc).__name__}: {exc}"[:MESSAGE_CHARS]))
             continue
+        if out.facts and res.facts and len(kinds) > 1:  # (one reader's ids are its own: _fid counts its facts)
+            res.facts = own_ids(out.facts, res.facts, p.KIND)
         out.facts.extend(res.facts)
         results.append(res)
         if not res.facts and not res.folded:
@@ -304,6 +306,26 @@ def parse_one(art: Artefact, router=None) -> FileResult:
         out.facts = router.route(out.facts, folded)
     art.router = None
     return out
+
+
+def own_ids(have: list[Fact], new: list[Fact], reader: str) -> list[Fact]:
+    """``new`` (reader ``reader``'s facts of a file) with no id of ``have`` (the file's other readers' facts): a fact
+    of the same kind at the same line is another reader's reading of that line (both ids are ``path:line:kind``),
+    dropped where it says what the first says (its fields but the quote equal), else kept under the id with
+    ``~reader`` after it. Findings name facts by id: two readings under one id were one to them, and durable refused
+    some such pairs outright, stopping the whole diagnosis with an internal error (a DistBackendError forwarding an
+    NCCL WARN that nccl_log read too, round rI1: never a traceback for what people paste)."""
+    ids = {f.id: f for f in have}
+    if not any(f.id in ids for f in new):
+        return new
+    kept: list[Fact] = []
+    for fact in new:
+        first = ids.get(fact.id)
+        if first is None:
+            kept.append(fact)
+        elif type(first) is not type(fact) or first.model_dump(exclude={"evidence"}) != fact.model_dump(exclude={"evidence"}):
+            kept.append(fact.model_copy(update={"id": f"{fact.id}~{reader}"}))
+    return kept
 
 
 #: the fields a file's coverage row is given (_coverage_row: all of them)

@@ -257,3 +257,34 @@ def test_warm_up_scans_a_folders_first_files_in_a_thread_joined_before_workers_f
     assert joined == [True]
     assert [f.model_dump() for f in one.facts] == [f.model_dump() for f in two.facts]
     assert one.coverage.model_dump() == two.coverage.model_dump()
+
+
+def _xid(fid: str, message: str, quote: str):
+    from stethoscope.facts.kinds.kernel import XidEvent
+    from stethoscope.facts.model import Evidence
+    return XidEvent(id=fid, node="n1", pci_bus_id="0000:00:06.0", xid=79, message=message,
+                    evidence=Evidence(path="dmesg.txt", line=3, text=quote))
+
+
+def test_two_readers_of_one_line_keep_distinct_ids():
+    # CONSTRUCTED: two readers of one file made a fact of one kind at one line (ids path:line:kind): the same reading
+    # is kept once, a different one under the second reader's mark; the rule engine refused a second fact of one id
+    # (the whole diagnosis stopped with an internal error)
+    line = "NVRM: Xid (PCI:0000:00:06): 79, pid=1883, GPU has fallen off the bus."
+    first = [_xid("dmesg.txt:3:xid_event", "GPU has fallen off the bus.", line)]
+    same = [_xid("dmesg.txt:3:xid_event", "GPU has fallen off the bus.", "kernel: " + line)]
+    other = [_xid("dmesg.txt:3:xid_event", "fallen off the bus", line), _xid("dmesg.txt:4:xid_event", "x", line)]
+    assert parse_pool.own_ids(first, same, "kernel_log") == []
+    kept = parse_pool.own_ids(first, other, "torch_log")
+    assert [f.id for f in kept] == ["dmesg.txt:3:xid_event~torch_log", "dmesg.txt:4:xid_event"]
+    assert kept[0].message == "fallen off the bus" and kept[0].evidence == other[0].evidence
+    alone = [_xid("dmesg.txt:5:xid_event", "x", line)]
+    assert parse_pool.own_ids(first, alone, "torch_log") is alone
+    # the facts so kept go through the rule engine, each bound by its own id (findings name facts by id: two readings
+    # under one id were one there, and durable refused some such pairs outright: MessageObservedException, round rI1)
+    from stethoscope.engine.ruleengine import session
+    from stethoscope.engine.ruleengine.loader import load_rules
+    rules = load_rules().rules
+    firings, _derived = session.run(rules, first + kept)
+    bound = {i for f in firings for _alias, i in f.bindings}
+    assert {"dmesg.txt:3:xid_event", "dmesg.txt:3:xid_event~torch_log"} <= bound
