@@ -301,6 +301,18 @@ class LaunchedProcessKilled(Fact):
     #: that frame's library: "nccl" for libnccl.so.* or an ncclX/pncclX symbol, else the object's name (libfoo.so.1 ->
     #: "foo"); None where the frame names neither
     crash_library: str | None = None
+    #: a SIGSEGV's cause as the crash report gives the kernel's si_code: "invalid_permissions" (SEGV_ACCERR: an address
+    #: mapped without the access tried, as the CUDA driver maps GPU allocations' host range) or "address_not_mapped"
+    #: (SEGV_MAPERR); None where the report does not say
+    segv_cause: Literal["invalid_permissions", "address_not_mapped"] | None = None
+    #: the innermost frame past the handler was the C runtime's copy code (memcpy, memmove, a libc frame by offset) called
+    #: by ``crashed_in``: the caller handed it a pointer it could not touch
+    crash_in_copy: bool = False
+    #: "mpi" where ``crashed_in`` is the MPI layer's code (UCX's ucp_/uct_, Open MPI's opal_/ompi_/mca_, MPICH's MPIR_/MPIDI_)
+    crash_layer: Literal["mpi"] | None = None
+    #: the backtrace runs through CUDA-aware transport code (UCX's libuct_cuda: cuda_copy, cuda_ipc, gdr_copy; Open MPI's
+    #: mca_common_cuda, opal_cuda_*, the smcuda BTL)
+    cuda_transport: bool = False
     #: glog's failure-signal report of a kill-like signal (SIGTERM, SIGINT, SIGHUP, ...): the pid of the process that
     #: sent it ("from PID 30147"), when another process; None where the report names no sender or for a fault
     sent_by_pid: int | None = None

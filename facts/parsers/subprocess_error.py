@@ -186,6 +186,13 @@ _UCX_SIGNAL_BARE = re.compile(
 _UCX_SIGNAL_LINE = re.compile(
     r"^[ \t]{0,8}Caught signal (?P<num>11) \(Segmentation fault: (?:address not mapped to object"
     r"|invalid permissions for mapped object) at address (?:0x[0-9a-f]{1,16}|\(nil\))\)[ \t]*\r?$", re.M)
+# UCX's handler before "Caught signal" was in its message (the releases of early 2019, UCX 1.5 and its snapshots): the
+# SIGSEGV's cause alone behind the prefix (ucs_signal_cause_segv's text), then the backtrace header:
+# Mon Feb 25 09:06:01 2019[1,0]<stderr>:[vulcan01:29735:0:29735] invalid permissions for mapped object     (openucx/ucx#3258)
+# Mon Feb 25 09:06:01 2019[1,0]<stderr>:==== backtrace ====
+_UCX_SEGV_CAUSE_ONLY = re.compile(
+    r"\[(?P<host>[^\s:\]]{1,255}):\s{0,8}\d{1,10} {0,8}:\w{1,10}:\s{0,8}\d{1,10}\] (?:address not mapped to object"
+    r"|invalid permissions for mapped object)[ \t]*\r?\n[^\n]{0,80}==== backtrace", re.M)
 # Open MPI's (opal/util/stacktrace.c show_stackframe: "%s*** Process received signal ***", "%sSignal: %s (%d)", then
 # opal_backtrace_print's frames "%s[%2d] <backtrace_symbols() line>", "%s" the "[host:pid] " prefix):
 # [k8s-slave03:00956] Signal: Segmentation fault (11)       (NVIDIA/nccl#2380)
@@ -264,6 +271,67 @@ def _crash_frame(text: str, start: int) -> tuple[str | None, str | None]:
     return None, None
 
 
+# What the kernel said of a SIGSEGV (the si_code), as UCX's handler words it ("Caught signal 11 (Segmentation fault:
+# invalid permissions for mapped object at address 0x7f40c3200000)": src/ucs/debug/debug.c ucs_signal_cause_segv) or
+# Open MPI's (opal/util/stacktrace.c: "Signal code: Invalid permissions (2)" on the line after "Signal: ..."):
+# [nid04276:26561] Signal code: Invalid permissions (2)          (open-mpi/ompi#7064)
+_SEGV_CAUSE = re.compile(r"(?:Segmentation fault: |\] Signal code: |\] )(?:(?P<acc>[Ii]nvalid permissions)|(?P<map>[Aa]ddress not mapped))")
+#: a C runtime copy or string function, where a library's bad pointer faults: __memmove_avx_unaligned_erms,
+#: __memcpy_ssse3_back, memcpy, or the C library's frame by offset only (libc.so.6(+0x160805))
+_RUNTIME_COPY = re.compile(r"^_{0,2}(?:mem(?:cpy|move|set)|str\w{2,8})\w{0,40}$")
+#: the MPI layer's own code: UCX (ucp_, uct_), Open MPI (opal_, ompi_, mca_), MPICH (MPIR_, MPIDI_, MPID_), the MPI API
+_MPI_LAYER_FN = re.compile(r"^(?:ucp|uct|opal|ompi|mca|MPIR|MPIDI|MPID|PMPI|MPI)_\w")
+_MPI_LAYER_LIB = re.compile(r"^(?:ucp|uct\w{0,20}|open-pal|open-rte|mpi\w{0,10}|mca_\w{1,40})$")
+#: CUDA-aware transport frames: UCX's CUDA transports (libuct_cuda*.so: cuda_copy, cuda_ipc, gdr_copy) and Open MPI's
+#: CUDA support (mca_common_cuda, opal_cuda_*, the smcuda BTL)
+_CUDA_TRANSPORT = re.compile(r"libuct_cuda|\buct_(?:cuda|gdr_copy)_\w|/uct/cuda/|mca_common_cuda|\bopal_cuda_\w|mca_btl_smcuda")
+
+
+def _crash_context(text: str, start: int, crashed_in: str | None) -> dict[str, object]:
+    """What a crash report's backtrace after ``start`` says beyond its innermost frame: whether the fault was in the C
+    runtime's copy code right under that frame (``crash_in_copy``), whether that frame is the MPI layer's
+    (``crash_layer`` "mpi": UCX, Open MPI, MPICH), and whether the frames run through CUDA-aware transport code
+    (``cuda_transport``)."""
+    lines = text[start:].split("\n", _BACKTRACE_LINES + 1)[1:_BACKTRACE_LINES + 1]
+    copy, cuda = False, False
+    for line in lines:
+        if "*** End of error message ***" in line or line.strip().startswith("====="):
+            break
+        if _CUDA_TRANSPORT.search(line) is not None:
+            cuda = True
+        if crashed_in is None or copy:
+            continue
+        m = _SYMBOLS_FRAME.search(line)
+        fn = m["fn"] if m else (b["fn"] if (b := _BFD_FRAME.match(line)) else None)
+        if fn is None:
+            continue
+        if (fn or f"{m['obj'].rsplit('/', 1)[-1]}+{m['off']}") == crashed_in:
+            crashed_in = None  # the innermost frame reached: no copy under it
+            continue
+        obj = m["obj"].rsplit("/", 1)[-1] if m else ""
+        copy = _RUNTIME_COPY.match(fn) is not None or (obj.startswith("libc.so") and not fn)
+    return {"crash_in_copy": copy, "cuda_transport": cuda}
+
+
+def _next_lines(text: str, start: int, count: int) -> str:
+    """The text from ``start`` to the end of the ``count``-th line after start's line."""
+    end = start
+    for _ in range(count):
+        end = text.find("\n", end + 1)
+        if end < 0:
+            return text[start:]
+    return text[start:end]
+
+
+def _layer(crashed_in: str | None, library: str | None) -> str | None:
+    """"mpi" where the crash's innermost frame is the MPI layer's own code (UCX, Open MPI, MPICH)."""
+    if library is not None and _MPI_LAYER_LIB.match(library):
+        return "mpi"
+    if crashed_in is not None and _MPI_LAYER_FN.match(crashed_in):
+        return "mpi"
+    return None
+
+
 def _nvshmem_frame(fn: str, callers: list[str]) -> bool:
     """Whether UCX's libbfd frame ``fn`` is NVSHMEM's code: its own name, or a static helper whose first named
     caller among ``callers`` is an NVSHMEM symbol (NCCL's or another library's caller ends the look)."""
@@ -290,6 +358,7 @@ def detect(head: str) -> bool:
         or ("] Caught signal " in head and _UCX_SIGNAL.search(head) is not None) \
         or ("==== backtrace (tid:" in head and _UCX_SIGNAL_BARE.search(head) is not None) \
         or (" at address " in head and _UCX_SIGNAL_LINE.search(head) is not None) \
+        or (" for mapped object" in head or " not mapped to object" in head) and _UCX_SEGV_CAUSE_ONLY.search(head) is not None \
         or ("] Signal: " in head and _OMPI_SIGNAL.search(head) is not None) \
         or ("Child process unexpectedly failed" in head and _SGLANG_CHILD.search(head) is not None) \
         or (" scheduler is dead. " in head and _SGLANG_DEAD.search(head) is not None) \
@@ -374,8 +443,10 @@ def parse(artefact: Artefact) -> ParseResult:
     bare = "==== backtrace (tid:" in artefact.text
     bare_lines: set[int] = set()
     for pattern, launcher in ((_UCX_SIGNAL, "ucx"), (_UCX_SIGNAL_BARE, "ucx"), (_UCX_SIGNAL_LINE, "ucx"),
-                              (_OMPI_SIGNAL, "openmpi")):
+                              (_UCX_SEGV_CAUSE_ONLY, "ucx"), (_OMPI_SIGNAL, "openmpi")):
         if pattern is _UCX_SIGNAL_BARE and not bare or pattern is _UCX_SIGNAL_LINE and " at address " not in artefact.text:
+            continue
+        if pattern is _UCX_SEGV_CAUSE_ONLY and "==== backtrace" not in artefact.text:
             continue
         for n, m in iter_matches(pattern, artefact):
             if pattern is _UCX_SIGNAL_BARE:
@@ -383,12 +454,17 @@ def parse(artefact: Artefact) -> ParseResult:
             elif pattern is _UCX_SIGNAL_LINE and n in bare_lines:
                 continue  # the bare form with its backtrace, read above
             result.lines_used += 1
-            num = int(m["num"])
+            num = 11 if pattern is _UCX_SEGV_CAUSE_ONLY else int(m["num"])
             # the bare form's match ends inside the backtrace header: the frames are read from the header's line on
-            crashed_in, library = _crash_frame(artefact.text, m.end() if pattern is not _UCX_SIGNAL_BARE else m.start("num"))
-            host = m["host"] if pattern is _UCX_SIGNAL or pattern is _OMPI_SIGNAL else None
+            at = m.start("num") if pattern is _UCX_SIGNAL_BARE else m.start() if pattern is _UCX_SEGV_CAUSE_ONLY else m.end()
+            crashed_in, library = _crash_frame(artefact.text, at)
+            host = m["host"] if pattern in (_UCX_SIGNAL, _OMPI_SIGNAL, _UCX_SEGV_CAUSE_ONLY) else None
+            # the kernel's word on a SIGSEGV: on the signal line (UCX) or the line after it (Open MPI's "Signal code:")
+            cause = _SEGV_CAUSE.search(_next_lines(artefact.text, m.start(), 2))
             fb.add(LaunchedProcessKilled, n, node=artefact.node_for(host) if host else artefact.node, signal=_signal_name(num), signum=num,
-                   command="", launcher=launcher, crashed_in=crashed_in, crash_library=library)
+                   command="", launcher=launcher, crashed_in=crashed_in, crash_library=library,
+                   segv_cause=None if num != 11 or cause is None else "invalid_permissions" if cause["acc"] else "address_not_mapped",
+                   crash_layer=_layer(crashed_in, library), **_crash_context(artefact.text, at, crashed_in))
     return result
 
 
@@ -398,7 +474,8 @@ SIGNATURES = (r"' died with (?:<Signals\.|unknown signal )", r"exits with return
               r"\] *(?:Segmentation fault|Bus error|Illegal instruction|Floating point exception|Aborted|Killed)",
               r"(?:\[\d+\] +(?:[+-] +)?\d+|zsh:) +(?:segmentation fault|bus error|illegal hardware instruction"
               r"|floating point exception|abort|killed)",
-              r"received signal SIG(?:SEGV|BUS|ILL|FPE|ABRT), ", r"\] Caught signal \d+ \(", r"(?m)^[ \t]*Caught signal \d+ \(", r"\] Signal: [A-Z][^\n(]*\(\d+\)",
+              r"received signal SIG(?:SEGV|BUS|ILL|FPE|ABRT), ", r"\] Caught signal \d+ \(",
+              r"\] (?:address not mapped to|invalid permissions for mapped) object[ \t]*\r?\n", r"(?m)^[ \t]*Caught signal \d+ \(", r"\] Signal: [A-Z][^\n(]*\(\d+\)",
               r"Child process unexpectedly failed with an exit code \d+\. pid=\d",
               r"scheduler is dead\. Please check if there are relevant logs\.", _COMPOSE_EXIT,
               r"!!!!!!! Segfault encountered !!!!!!!", r"(?:Shard|Download) process was signaled to shutdown with signal \d")

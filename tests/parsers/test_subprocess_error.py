@@ -229,6 +229,48 @@ def test_native_crash_report_forms(text, want):
     assert [(f.signal, f.crashed_in, f.crash_library) for f in facts] == want
 
 
+# issue 11 round rI2: what a SIGSEGV report says beyond its innermost frame (the si_code's cause, a fault in the C
+# runtime's copy under the MPI layer's code, CUDA-aware transport frames), and UCX's early-2019 form (the cause alone)
+@pytest.mark.parametrize("name,want", [
+    # UCX's report: memmove under UCX's software RMA (easybuilders/easybuild-easyconfigs#15344)
+    ("easybuild15344_osu_put_d_d_ucx_memmove_accerr.txt",
+     [("ucp_rma_sw_put_pack_cb", "invalid_permissions", True, "mpi", False)]),
+    # Open MPI's report: "Signal code: Invalid permissions (2)", libc by offset under opal_convertor_pack (open-mpi/ompi#7064)
+    ("ompi7064_osu_bw_d_d_ob1_ugni_convertor_accerr.txt",
+     [("opal_convertor_pack", "invalid_permissions", True, "mpi", False)]),
+    # UCX's handler printing the cause alone, --tag-output labels before it (openucx/ucx#3258): a SIGSEGV, no frames
+    ("ucx3258_osu_bibw_d_h_cause_only_tag_output.txt", [(None, "invalid_permissions", False, None, False)]),
+    # Open MPI's report whose memcpy is under NCCL's code: not the MPI layer's (NVIDIA/nccl#2380)
+    ("nccl2380_openmpi_segv_in_libnccl.txt", [("libnccl.so.2+0xbd72c", None, True, None, False)]),
+])
+def test_crash_report_context(name, want):
+    text = (FIX / name).read_text()
+    assert subprocess_error.detect(text)
+    facts = parse_text(text).facts
+    assert [(f.crashed_in, f.segv_cause, f.crash_in_copy, f.crash_layer, f.cuda_transport) for f in facts] == want
+
+
+@pytest.mark.parametrize("text,want", [
+    # a crash in UCX's own code, no copy under it (openucx/ucx#3180's first frames): address not mapped, not a copy
+    ("[hsw216:9444 :0:9444] Caught signal 11 (Segmentation fault: address not mapped to object at address 0x28)\n"
+     "==== backtrace ====\n    0  $UCX_HOME/build/lib/libucs.so.0(+0x23f34) [0x2af2ba456f34]\n"
+     "    1  $UCX_HOME/build/lib/libucs.so.0(+0x2407a) [0x2af2ba45707a]\n"
+     "    2  $UCX_HOME/build/lib/libucp.so.0(ucp_rkey_destroy+0x10) [0x2af2b9bf9639]\n",
+     [("ucp_rkey_destroy", "address_not_mapped", False, "mpi", False)]),
+    # CONSTRUCTED: UCX's cuda_copy transport in the frames of a crash in UCX's protocol code
+    ("[n1:5:0:5] Caught signal 11 (Segmentation fault: address not mapped to object at address 0x8)\n"
+     "==== backtrace (tid:      5) ====\n 0 0x0000000000012345 ucp_proto_rndv_ats_complete()  ???:0\n"
+     " 1 0x0000000000023456 uct_cuda_copy_iface_progress()  ???:0\n", [("ucp_proto_rndv_ats_complete", "address_not_mapped", False, "mpi", True)]),
+    # a SIGABRT has no SEGV cause
+    ("[h:59563] Signal: Aborted (6)\n[h:59563] Signal code:  (-6)\n", [(None, None, False, None, False)]),
+    # the cause alone without the backtrace header under it: another program's words, not read (CONSTRUCTED)
+    ("[host:1:0:1] invalid permissions for mapped object\nsomething else\n", []),
+])
+def test_crash_report_context_forms(text, want):
+    facts = parse_text(text).facts
+    assert [(f.crashed_in, f.segv_cause, f.crash_in_copy, f.crash_layer, f.cuda_transport) for f in facts] == want
+
+
 # issue 11 wild sweep round 7A: SGLang's launcher reports a dead child (sgl-project/sglang#5770)
 def test_sglang_dead_scheduler_and_sigchld_wait_status():
     text = (FIX / "sglang5770_scheduler_sigsegv.txt").read_text()
