@@ -219,3 +219,32 @@ def test_the_toolkits_nvml_detection_error_without_a_gpu_fault_on_its_node_is_it
     report = _diagnose(tmp_path, {"n1": [c / "nvidia-smi.txt"], "n2": [c / "app.txt"]})
     hook = next(f for f in report.findings if f.rule == "container_toolkit_nvml_detection_failed")
     assert hook.entity.node == "n2" and hook.role == "root_cause" and hook.explained_by == []
+
+
+def _ucx_abort(tmp_path: Path, layout: dict[str, str]):
+    from stethoscope.engine.pipeline import diagnose_bundle
+
+    for node, text in layout.items():
+        (tmp_path / node).mkdir()
+        (tmp_path / node / "app.log").write_text(text)
+    return diagnose_bundle(tmp_path, load_rules())
+
+
+# CONSTRUCTED: UCX's ucs_bug line (assert.h's "Bug: " form under log.c's prefix, as
+# tests/rules/network/ucx_internal_check_failed.test.yaml's) and bash's report of the abort() it ends in
+UCX_BUG = "[node07:20411:0:20411]      rc_iface.c:1022 Bug: unexpected flush state 3\n"
+BASH_ABORT = "/bin/bash: line 1: 20411 Aborted                 (core dumped) ./osu_bw -d cuda D D\n"
+
+
+def test_the_abort_after_ucxs_failed_check_is_its_cascade(tmp_path):
+    # a failed UCX check ends in abort(): the SIGABRT the shell reports is that ending, not a crash of its own
+    by = {f.rule: f for f in _ucx_abort(tmp_path, {"n1": UCX_BUG + BASH_ABORT}).findings}
+    root, abort = by["ucx_internal_check_failed"], by["launched_process_aborted"]
+    assert root.role == "root_cause" and abort.role == "cascade" and abort.explained_by == [root.rank]
+
+
+def test_an_abort_without_ucxs_check_is_its_own(tmp_path):
+    # (the rule's cascade is job-wide, as its other causes': an MPI job's rank that failed UCX's check takes the job down)
+    by = {f.rule: f for f in _ucx_abort(tmp_path, {"n2": BASH_ABORT}).findings}
+    assert "ucx_internal_check_failed" not in by
+    assert by["launched_process_aborted"].role != "cascade" and by["launched_process_aborted"].explained_by == []
