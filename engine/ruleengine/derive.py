@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from stethoscope.engine.ruleengine.compile import REF, CompiledRule
 import stethoscope.facts.kinds.derived  # noqa: F401 - derived kinds must be registered
@@ -55,13 +55,20 @@ def make_derived(crule: CompiledRule, bound: dict[str, Fact]) -> Fact:
 
 _TEMPLATE = re.compile(r"\{([a-z_][a-z0-9_]*)\.([a-z_][a-z0-9_]*)\}")
 #: ``{? ... ?}``: a part of a summary said only where every field it names is known (a fact's optional fields:
-#: torchrun's failures table gives a worker's exit code and signal, a bare ChildFailedError neither)
-_OPTIONAL = re.compile(r"\{\?(.*?)\?\}", re.S)
+#: torchrun's failures table gives a worker's exit code and signal, a bare ChildFailedError neither). Parts nest: an
+#: inner part goes with its own fields only, the part around it with the fields it names outside the inner one
+#: (``{? ({e.status}{?, rank {e.rank}?})?}``: '(S, rank R)', '(S)', or nothing where the status is unknown)
+_MARK = re.compile(r"\{\?|\?\}")
 
 
 #: what a field a fact lacks reads outside a ``{? ... ?}`` part (tests/test_template_render.py sets a mark of its own to
 #: tell it from a '?' the template writes)
 UNKNOWN = "?"
+
+
+def outside_optional(template: str) -> str:
+    """The text of ``template`` outside every ``{? ... ?}`` part (an unclosed ``{?`` or a stray ``?}`` stays text)."""
+    return render_parts(template, lambda m: m[0], lambda _: True, every_part=False)
 
 
 def render(template: str, bound: dict[str, Fact]) -> str:
@@ -76,7 +83,32 @@ def render(template: str, bound: dict[str, Fact]) -> str:
         v = value(m)
         return UNKNOWN if v is None else str(v)
 
-    def optional(m: re.Match[str]) -> str:
-        return "" if any(value(f) is None for f in _TEMPLATE.finditer(m[1])) else _TEMPLATE.sub(sub, m[1])
+    return render_parts(template, sub, lambda m: value(m) is None)
 
-    return _TEMPLATE.sub(sub, _OPTIONAL.sub(optional, template))
+
+def render_parts(template: str, sub: Callable[[re.Match[str]], str], unknown: Callable[[re.Match[str]], bool],
+                 every_part: bool = True) -> str:
+    """``template`` with each placeholder replaced by ``sub(match)``; a ``{? ... ?}`` part where ``unknown(match)`` holds
+    for a placeholder of its own (not of a part inside it) reads nothing; so does every part unless ``every_part``."""
+    frames: list[tuple[list[str], list[bool]]] = [([], [False])]  # per open part: its text so far, whether it drops
+    pos = 0
+    for mark in (*_MARK.finditer(template), None):
+        text = template[pos:mark.start() if mark else len(template)]
+        pieces, drop = frames[-1]
+        for m in _TEMPLATE.finditer(text):
+            drop[0] = drop[0] or unknown(m)
+        pieces.append(_TEMPLATE.sub(sub, text))
+        if mark is None:
+            break
+        pos = mark.end()
+        if mark[0] == "{?":
+            frames.append(([], [not every_part]))
+        elif len(frames) > 1:
+            done, gone = frames.pop()
+            frames[-1][0].append("" if gone[0] else "".join(done))
+        else:
+            pieces.append(mark[0])
+    while len(frames) > 1:  # an unclosed part: its mark and text as they are
+        done, _ = frames.pop()
+        frames[-1][0].append("{?" + "".join(done))
+    return "".join(frames[0][0])
