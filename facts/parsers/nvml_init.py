@@ -223,6 +223,16 @@ _PYNVML = re.compile(r"(?:^|[\s:\]\)])(?:[A-Za-z_][\w.]{0,60}\.)?NVMLError_(?P<n
 _PYNVML_CODES = {"Uninitialized": 1, "NoPermission": 4, "InsufficientPower": 8, "DriverNotLoaded": 9, "IrqIssue": 11,
                  "LibraryNotFound": 12, "FunctionNotFound": 13, "GpuIsLost": 15, "ResetRequired": 16,
                  "OperatingSystem": 17, "LibRmVersionMismatch": 18, "GpuNotFound": 28, "Unknown": 999}
+# nvmlInit_v2 err: 18
+# time=2024-02-14T22:41:55.630Z level=INFO source=gpu.go:300 msg="Unable to load CUDA management library /nix/store/...-nvidia-x11-545.29.06-6.1.77/lib/libnvidia-ml.so.545.29.06: nvml vram init failure: 18"
+#   (abysssol/ollama-flake#4: Ollama's GPU discovery, OLLAMA_DEBUG on. gpu/gpu_info_nvml.c (and gpu_info_cuda.c before it)
+#   LOG(verbose, "nvmlInit_v2 err: %d\n", ret) and snprintf "nvml vram init failure: %d" of nvmlInit_v2's nvmlReturn_t,
+#   which gpu.go logs after "Unable to load CUDA management library %s: " (later "Unable to load NVML management
+#   library %s: "). Other releases of the same files print "nvml vram init failure: nvml error %d" and, with
+#   nvmlErrorString's text, "nvmlInit_v2 err: %s (%d)" / "nvml vram init failure: %s (%d)". The number is read
+#   through NVML_RETURN_REASONS like every numeric form; the CUDA runtime's "cudart init failure: %d" is a cudaError_t, not read)
+_OLLAMA_INIT = re.compile(r"\b(?:nvmlInit_v2 err|nvml vram init failure): (?:nvml error )?"
+                          r"(?:(?P<text>[^\n\\\"(]{1,80}) \()?(?P<code>\d{1,3})\b")
 # the GPU a tool names by index before the code: "GPU #0", "GPU2", "GPU 1"
 _GPU_INDEX = re.compile(r"\bGPU ?#?(?P<index>\d{1,2})\b")
 #: nvml.h nvmlReturn_t -> reason; codes absent here (NOT_SUPPORTED, NO_DATA, INVALID_ARGUMENT, ...)
@@ -259,7 +269,7 @@ _POD_RESTARTING = re.compile(r"\bcrash ?loop ?back-?off\b", re.I)
 _ANY = re.compile("|".join(re.sub(r"\(\?P<\w+>", "(?:", p.pattern)  # one alternation: the group names go
                            for p in (_FAILED, _INIT_FAILED, _BARE, _GO_ERROR, _GO_NO_LIBRARY, _LIB_VERSION, _SHUTDOWN, _SMI_NO_DRIVER, _SMI_NO_LIBRARY, _NO_LIBRARY,
                                      _DEVICE_HANDLE, _TOOL_QUERY, _NVML_CODE, _CODED_TEXT, _NO_DEVICES, _SLURM_QUERY, _PYNVML,
-                                     _VLLM_PLATFORM, _SMI_EXIT_V0, _SMI_EXIT_CODED)),
+                                     _VLLM_PLATFORM, _SMI_EXIT_V0, _SMI_EXIT_CODED, _OLLAMA_INIT)),
                  re.M)
 
 #: lowercased fragments of NVML's error strings (nvmlErrorString, the Go bindings' ERROR_* names,
@@ -309,7 +319,8 @@ def detect(head: str) -> bool:
             or "NVIDIA-SMI has failed" in head or "No devices " in head or "libnvidia-ml.so" in head
             or "device handle" in head or "ERROR_" in head or "GPU is lost" in head or "Unknown Error" in head
             or "GPU requires reset" in head or "NVML: " in head or "NVML error" in head or "NVMLError_" in head
-            or "CUDA platform is not available because: " in head or "command failed" in head):
+            or "CUDA platform is not available because: " in head or "command failed" in head
+            or "nvmlInit_v2 err: " in head or "nvml vram init failure: " in head):
         return False
     return _ANY.search(head) is not None
 
@@ -404,6 +415,10 @@ def parse(artefact: Artefact) -> ParseResult:
         elif "CUDA platform is not available because: " in line and (m := _VLLM_PLATFORM.search(line)) is not None:
             msg = _clean(m["msg"])
             b.add(NvmlInitFailure, n, reason=nvml_reason(msg), message=msg, source="vllm")
+        elif ("nvmlInit_v2 err: " in line or "nvml vram init failure: " in line) and (
+                (m := _OLLAMA_INIT.search(line)) is not None and int(m["code"]) in NVML_RETURN_REASONS):
+            msg = line[m.start():].strip().rstrip('"')
+            b.add(NvmlInitFailure, n, reason=NVML_RETURN_REASONS[int(m["code"])], message=msg, source="ollama")
         elif "command failed" in line and (code := _smi_exit(line, exporter_v0)) is not None:
             b.add(NvmlInitFailure, n, reason=SMI_EXIT_REASONS[code], message=_exit_message(line), source="nvidia-smi")
         elif ("NVML" in line or " (" in line) and (coded := _coded(line)) is not None:

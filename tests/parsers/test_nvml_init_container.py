@@ -66,3 +66,18 @@ def test_nvidia_gpu_exporter_reports_nvidia_smi_exit_status():
     v05 = 'level=error error="exit status 12: command failed. code: 12 | command: /usr/bin/nvidia-smi --query-gpu=index | stdout:  | stderr: "\n'
     assert [f.reason for f in _parse(nvml_init, text=v05).facts] == ["library_not_found"]
     assert not nvml_init.detect('error="command failed: code: 12 | command: ipmitool sdr | stdout: "\n')
+
+
+def test_ollama_gpu_discovery_prints_nvml_init_return():
+    # abysssol/ollama-flake#4: Ollama's gpu_info_nvml.c "nvmlInit_v2 err: %d" and gpu.go's "... nvml vram init failure: %d"
+    # (18 NVML_ERROR_LIB_RM_VERSION_MISMATCH); the dlsym lines before them are no failure
+    res = _parse(nvml_init, "nvml_init/ollama_flake4_nvmlinit_err_18.log")
+    assert [(f.evidence.line, f.reason, f.source) for f in res.facts] == [(15, "driver_library_mismatch", "ollama"),
+                                                                            (16, "driver_library_mismatch", "ollama")]
+    assert res.facts[0].message == "nvmlInit_v2 err: 18"
+    # CONSTRUCTED from the other releases' format strings: "nvml error %d", and nvmlErrorString's text with the code
+    for text, reason in (("nvml vram init failure: nvml error 9\n", "driver_not_loaded"),
+                         ("nvmlInit_v2 err: RM has detected an NVML/RM version mismatch. (18)\n", "driver_library_mismatch")):
+        assert [f.reason for f in _parse(nvml_init, text=text).facts] == [reason]
+    # a return that is no failure of NVML's start (3 NOT_SUPPORTED) is not read
+    assert _parse(nvml_init, text="nvml vram init failure: 3\n").facts == []
