@@ -426,9 +426,12 @@ class HostKernel(Fact):
 
 @fact_kind
 class NvidiaDriverVersion(Fact):
-    """``NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build``; ``Nvidia driver version: 418.67``
+    """``NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build``; ``Nvidia driver version: 418.67``;
+    ``modinfo nvidia``'s ``version:        595.80``; nvidia-smi's banner pasted without a GPU row
+    (``| NVIDIA-SMI 550.54.14   Driver Version: 550.54.14   CUDA Version: 12.4 |``)
 
-    The second is PyTorch collect_env's line (facts/parsers/python_packages.py): it does not say which module."""
+    The second is PyTorch collect_env's line (facts/parsers/python_packages.py): it does not say which module. The
+    third is the module file on disk (``on_disk``), which is the loaded one only until the driver is upgraded."""
 
     kind: Literal["nvidia_driver_version"] = "nvidia_driver_version"
     version: str
@@ -437,6 +440,12 @@ class NvidiaDriverVersion(Fact):
     #: the version of the kernel module loaded now (/proc/driver/nvidia/version's NVRM line), not a
     #: tool's report of the driver (collect_env)
     loaded_module: bool = False
+    #: the version of the module file installed on disk, as ``modinfo nvidia`` read it (the file the next
+    #: ``modprobe`` or boot loads, not the module loaded now: loaded_module is False); its path when printed
+    on_disk: bool = False
+    module_file: str | None = None
+    #: the newest CUDA version the driver supports, where the line names it (nvidia-smi's banner "CUDA Version: 12.4")
+    cuda_version: str | None = None
 
 
 @fact_kind

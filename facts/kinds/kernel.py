@@ -249,7 +249,7 @@ class NvrmError(KernelLineFact):
     #: rc_watchdog_timeout, gsp_rpc_failed, gsp_boot_failed, gpu_lost, no_gpu_found, probe_failed, bar_invalid, va_space_exhausted,
     #: va_update_failed, bar_map_overrun,
     #: open_module_unsupported, open_module_required, gpu_unsupported_by_release, gpu_unsupported_spurious,
-    #: gsp_firmware_missing, gsp_firmware_load_failed, region_busy, modeset_rm_call_failed (nvidia-modeset's line,
+    #: gsp_firmware_missing, gsp_firmware_load_failed, gsp_firmware_version_mismatch, region_busy, modeset_rm_call_failed (nvidia-modeset's line,
     #: kernel_log_modeset); or other
     message_kind: str
     status: str = ""  # the NV_ERR_* an assertion printed ("NV_ERR_RESET_REQUIRED") or RmInitAdapter's rmStatus names, else ""

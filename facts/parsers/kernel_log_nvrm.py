@@ -315,6 +315,17 @@ _OPEN_END = re.compile(r"System Processor \(GSP\)|open kernel modules|driver rel
 # [   23.991667] NVRM: RmFetchGspRmImages: No firmware image found          (ublue-os/bazzite#2668)
 # nvidia 0000:03:00.0: loading /lib/firmware/nvidia/535.129.03/gsp_ga10x.bin failed with error -4   (a GPU already hung)
 _GSP_FW_MISSING = re.compile(r"NVRM: (?:GPU\d+ )?RmFetchGspRmImages: No firmware image found")
+# The module found a GSP firmware file of another release than its own (kernel_gsp.c _kgspFwContainerVerifyVersion, an
+# exact compare of the image's version with the module's), on one line or, in newer releases, two:
+# NVRM: GPU0 _kgspFwContainerVerifyVersion: GSP firmware image version mismatch: got version 570.172.08, expected version 570.190
+# NVRM: GPU0 _kgspFwContainerVerifyVersion: GSP firmware image version mismatch:
+# got version 595.71.05, expected version 595.58.03        (Nobara-Project/rpm-sources#526: the module 595.58.03, the
+#                                                          firmware package 595.71.05; the second line untagged)
+_GSP_FW_VERSION = re.compile(r"NVRM: (?:GPU\d+ )?_?kgspFwContainerVerifyVersion: GSP firmware image version mismatch\b")
+_GSP_FW_VERSIONS = re.compile(r"got version (?P<got>\d[\w.-]*?),? expected version (?P<want>\d[\w.-]*\d)")
+#: lines after the mismatch within which its consequences (kgspInitRm_IMPL's "Error preparing GSP-RM image",
+#: RmInitAdapter's "Cannot initialize GSP firmware RM", cut or not) are read as its own
+_FW_VERSION_AFTER = 4
 _FW_LOAD = re.compile(rf"\bnvidia (?P<bdf>{_BDF}): (?:Direct firmware load for |loading /lib/firmware/)"
                       r"nvidia/(?P<version>\d[\w.-]*)/(?P<file>\w+\.bin) failed with error (?P<err>-?\d+)")
 # The driver found no room in a GPU virtual address space (BAR1 for the CPU's and the display's mappings) for a mapping
@@ -746,6 +757,18 @@ def parse_nvrm(b: FactBuilder, ln: int, msg: str, common: dict, lines: list[str]
         return True
     if _BAR.search(msg) is not None or _BAR_TAIL.search(msg) is not None:
         used.add(ln)  # detail lines of the messages above
+        return True
+    if "FwContainerVerifyVersion" in msg and _GSP_FW_VERSION.search(msg) is not None:
+        v = _GSP_FW_VERSIONS.search(msg)
+        if v is None and ln < len(lines) and (v := _GSP_FW_VERSIONS.search(lines[ln])) is not None:
+            used.add(ln + 1)  # the versions on the message's second line
+        add("gsp_firmware_version_mismatch", kernel_version=v["want"] if v else None,
+            detail=f"the GSP firmware file is {v['got']}, the kernel module {v['want']}" if v else None)
+        used.add(ln)
+        for k in range(ln, min(ln + _FW_VERSION_AFTER, len(lines))):
+            if "NVRM: " in lines[k] and (_INIT_DETAIL.search(lines[k]) or _GSP_BOOT.search(lines[k])) \
+                    and not _INIT_FAILED.search(lines[k]):
+                used.add(k + 1)  # its consequences: the GSP image not prepared, the GSP not initialised
         return True
     if "RmFetchGspRmImages" in msg and _GSP_FW_MISSING.search(msg) is not None:
         _gsp_firmware(add, ln, lines)

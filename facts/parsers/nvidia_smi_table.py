@@ -47,6 +47,7 @@ from stethoscope.facts.kinds.gpu import (  # noqa: F401 - the fact classes live 
     GpuProcess, GpuProcessPanel, GpuUsage,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
+from stethoscope.facts.kinds.host import NvidiaDriverVersion
 from stethoscope.facts.parsers.gpu_state_facts import GpuEccCount, GpuInfo, GpuPower, GpuTemperature
 
 KIND = "nvidia_smi_table"
@@ -114,6 +115,8 @@ _CUT_PROCESS_ROW = re.compile(r"^\|\s+(?P<gpu>\d+)\s+(?:(?:\d+|N/A)\s+){0,3}(?:\
 #   second row whose first row was left out, then GPU 7's block) a poster's mark of lines left out, alone on its line
 #   (as nvidia_smi_nvlink's), or a GPU's second row with no first row above it: GPUs of the table were not shown
 _ELIDED = re.compile(r"^\s*(?:\.{3,}|\u2026+|\[(?:\.{3}|\u2026)\])\s*$")
+# | GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |   (the GPU columns' first title row)
+_GPU_COLUMNS = re.compile(r"^\|\s*GPU\s+Name\b")
 # +---...---+, |===...===|, |---+---|, and the column-title rows
 _FRAME = re.compile(r"^[+|][-=+|]+\s*$|^\|\s*(?:GPU\s+Name|Fan\s+Temp|GPU\s+GI\s+CI|Processes:|\s*ID\s+ID|\s+\|\s+\|\s+MIG M\.)")
 
@@ -141,6 +144,7 @@ def parse(artefact: Artefact) -> ParseResult:
     b = FactBuilder(artefact, result)
     lines = artefact.lines
     driver = cuda = None
+    banner = columns = None  # the lines of the banner and of the GPU columns' title row
     buses: dict[int, str] = {}
     panel: dict | None = None  # the process table being read: its title line, rows, "none running"
     panels: list[dict] = []
@@ -152,6 +156,7 @@ def parse(artefact: Artefact) -> ParseResult:
         n += 1
         if "NVIDIA-SMI" in line and (h := _HEADER.search(line)):
             driver, cuda = h["drv"], (h["cuda"] if h["cuda"] != "N/A" else None)
+            banner = banner or no
             result.lines_used += 1
         elif (g := _GPU_ROW.match(line)) is not None:
             result.lines_used += 1
@@ -206,6 +211,8 @@ def parse(artefact: Artefact) -> ParseResult:
             b.limit(no, "cut_short", "nvidia-smi's process table ends inside a process row (the output cut): "
                                      "the processes from that row on were not read")
         elif _PANEL_COLUMNS.match(line) or (line.startswith(("|", "+")) and _FRAME.match(line)):
+            if columns is None and _GPU_COLUMNS.match(line):
+                columns = no
             result.lines_used += 1
         elif panel is None and not elided and (driver is not None or buses) and (
                 ("." in line or "\u2026" in line) and _ELIDED.match(line) or line.startswith("|") and _STATE_ROW.match(line)):
@@ -218,6 +225,16 @@ def parse(artefact: Artefact) -> ParseResult:
     for pn in panels:
         b.add(GpuProcessPanel, pn["line"], process_rows=pn["rows"], says_none_running=pn["none"],
               printed_empty=pn["rows"] == 0 and not pn["none"] and not pn.get("cut"))
+    if banner is not None and not buses:
+        # the banner without a GPU row (an issue template's "Driver Version" line, a table cut or trimmed to its head):
+        # the driver's versions, which no GPU's gpu_info carries here
+        b.add(NvidiaDriverVersion, banner, version=driver, cuda_version=cuda)
+        if columns is not None and not result.limits:
+            # nvidia-smi prints "No devices were found" rather than a table when it finds no GPU: a table's column heads
+            # with no GPU row under them were cut or trimmed (whatever follows: a process panel's "No running processes
+            # found" says nothing of the GPUs), never a node without faults
+            b.limit(columns, "cut_short", "nvidia-smi table without any GPU row under its column heads: the GPUs' rows "
+                                          "were left out of the paste, no GPU was read")
     return result
 
 

@@ -412,6 +412,39 @@ def test_summary_table_layouts(rel, gpus, driver, cuda):
     assert len([f for f in r.facts if f.kind == "gpu_usage"]) == len(gpus)
 
 
+@pytest.mark.parametrize("rel, driver, cuda", [
+    # gpuopenanalytics/pynvml#48: the banner alone, quoted as the driver in use
+    ("nvidia_smi_table/pynvml48_r525_banner_alone.txt", "525.125.06", "12.0"),
+    # illnyang/nvlax#20: the banner cut after its CUDA version (no closing bar)
+    ("nvidia_smi_table/nvlax20_r530_banner_cut.txt", "530.41.03", "12.1"),
+])
+def test_banner_without_gpu_rows_gives_the_driver_versions(rel, driver, cuda):
+    """nvidia-smi's banner with no GPU row: the driver's and CUDA's versions, no GPU, no check (coverage context)."""
+    r = _parse(nvidia_smi_table, rel)
+    assert [(f.kind, f.version, f.cuda_version, f.loaded_module) for f in r.facts] == [
+        ("nvidia_driver_version", driver, cuda, False)] and r.errors == [] and r.limits == []
+
+
+def test_column_heads_without_gpu_rows_are_cut_short():
+    """CONSTRUCTED from toolkit394's real R550 table: its GPU block removed, a process panel saying no process runs
+    after it. nvidia-smi prints 'No devices were found' rather than an empty table: the GPUs were left out."""
+    lines = (Path(__file__).parents[2] / "fixtures/artefacts/nvidia_smi_table/toolkit394_r550_rtx3060.txt").read_text().splitlines()
+    text = "\n".join(lines[:9] + lines[12:]) + (
+        "\n+-----------------------------------------------------------------------------------------+\n"
+        "| Processes:                                                                              |\n"
+        "|  GPU   GI   CI        PID   Type   Process name                              GPU Memory |\n"
+        "|        ID   ID                                                               Usage      |\n"
+        "|=========================================================================================|\n"
+        "|  No running processes found                                                             |\n"
+        "+-----------------------------------------------------------------------------------------+\n")
+    r = _parse(nvidia_smi_table, text=text)
+    assert [(h.limit, h.line) for h in r.limits] == [("cut_short", 6)]
+    assert [f.kind for f in r.facts] == ["gpu_process_panel", "nvidia_driver_version"] and r.errors == []
+    # the whole table (a GPU row under the heads) gives no driver fact of its own and no limit
+    whole = _parse(nvidia_smi_table, "nvidia_smi_table/toolkit394_r550_rtx3060.txt")
+    assert not any(f.kind == "nvidia_driver_version" for f in whole.facts) and whole.limits == []
+
+
 def test_summary_table_ending_inside_a_gpu_block_is_cut_short():
     """nvidia-smi closes every GPU's block with a +---+ border: a table that stops inside one (at a row
     cut before its bar, gpu-operator#1982's excerpt; or at the block's last row, k8s-device-plugin#60's

@@ -114,6 +114,11 @@ def _kinds(text: str):
      " hClass=0x0000c86f; paramsSize=0x00000170; paramsStatus=0x00000062; status=0x00000062\n",
      [("gsp_rpc_failed", None, "NV_ERR_RESET_REQUIRED")]),
     ("[  9.0] NVRM: _issueRpcAndWait: RPC failed with status 0x1b000 for fn 1!\n", [("gsp_rpc_failed", None, "")]),
+    # kernel_gsp.c _kgspFwContainerVerifyVersion: a GSP firmware file of another release, on one line (CONSTRUCTED from
+    # the format string's one-line form) or two (Nobara-Project/rpm-sources#526, the fixture below)
+    ("[  4.0] NVRM: GPU0 _kgspFwContainerVerifyVersion: GSP firmware image version mismatch: got version 570.172.08, "
+     "expected version 570.190\n[  4.0] NVRM: GPU0 kgspInitRm_IMPL: Error preparing GSP-RM image\n",
+     [("gsp_firmware_version_mismatch", None, "")]),
     # a control call refused for the caller's reasons is not a GPU state: left as an unexplained failure
     ("[  9.0] NVRM: rpcRmApiControl_GSP: GspRmControl failed: hClient=0xc1d00001; hObject=0x5c000001; cmd=0x20800a4c;"
      " paramsSize=0x00000010; paramsStatus=0x0000001f; status=0x0000001f\n", [("other", None, "")]),
@@ -378,3 +383,17 @@ def test_va_space_burst_and_mapping_past_the_gpus_bar():
 ])
 def test_va_and_bar_map_forms(text, want):
     assert _kinds(text) == want
+
+
+def test_gsp_firmware_version_mismatch_on_two_lines():
+    """Nobara-Project/rpm-sources#526: the versions on the message's untagged second line, its consequences read with it."""
+    text = (pathlib.Path(__file__).parents[2] / "fixtures/artefacts/kernel_log/nobara526_gsp_firmware_version_mismatch.log").read_text()
+    facts = [f for f in _facts(text) if f.kind == "nvrm_error"]
+    assert [(f.message_kind, f.kernel_version, f.detail) for f in facts] == [
+        ("gsp_firmware_version_mismatch", "595.58.03", "the GSP firmware file is 595.71.05, the kernel module 595.58.03")]
+
+
+def test_gsp_firmware_version_mismatch_near_miss():
+    """kgspInitRm_IMPL's line alone (no version compare before it) is not the mismatch."""
+    assert all(k != "gsp_firmware_version_mismatch"
+               for k, _, _ in _kinds("[  4.0] NVRM: GPU0 kgspInitRm_IMPL: Error preparing GSP-RM image\n"))
