@@ -744,15 +744,21 @@ class NcclPeerVersionMismatch(NcclLineFact):
     ranks of one communicator exchanged their peer info and a peer's NCCL_VERSION_CODE differs from this rank's; NCCL
     refuses the communicator (ncclInvalidUsage). The first pair is the peer's (``peer_rank``), the second the rank that
     printed it; each code decoded as NCCL encodes it (major*10000+minor*100+patch from 2.9, major*1000+minor*100+patch
-    before: 21003 = 2.10.3, 2708 = 2.7.8)."""
+    before: 21003 = 2.10.3, 2708 = 2.7.8).
+
+    NCCL's RAS thread (2.24 on) checks the same at its peers' handshake, by address, not rank:
+    ``ras/ras.cc:430 NCCL WARN NCCL version mismatch with remote peer 10.0.0.12<49152> (local: 22703, remote 22605)``
+    (2.24-2.29 print the codes; 2.30 on the decoded ``local: 2.30.3, remote 2.29.7``): ``rank`` and ``peer_rank`` are
+    None, ``peer_address`` the peer's RAS socket, and the printing process's version is ``version``."""
 
     kind: Literal["nccl_peer_version_mismatch"] = "nccl_peer_version_mismatch"
-    rank: int  # the rank that printed it
+    rank: int | None = None  # the rank that printed it; None: RAS's check, which names no rank
     version_code: int  # its NCCL_VERSION_CODE: 21602
     version: str  # "2.16.2"
-    peer_rank: int  # the rank whose version differs
+    peer_rank: int | None = None  # the rank whose version differs; None: RAS's check (peer_address names it)
     peer_version_code: int  # 21003
     peer_version: str  # "2.10.3"
+    peer_address: str | None = None  # RAS's check: the peer's socket, "10.0.0.12<49152>"
 
 
 @fact_kind

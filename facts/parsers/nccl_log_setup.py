@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
 # Cheap test before any regex: every message handled here holds one of these.
 _KEYS = ("GPU Direct RDMA", "P2P", "shared memory", "posix_fallocate", "failed to extend", "Call to ibv", "Duplicate GPU", "Mismatched NCCL version",
+         "NCCL version mismatch with remote peer",
          "Cuda failure", "NVLink SHARP (NVLS)", "Call to shm_open", "shm_open failed")
 _KEYS_RE = re.compile("|".join(map(re.escape, _KEYS)))
 

@@ -42,6 +42,8 @@ KINDS: list[tuple[str, re.Pattern[str]]] = [
                                           r"|^Multiple ranks detected using the same GPU on this node and NCCL_NVLS_ENABLE has been set")),
     # WARN("NCCL version mismatch with remote peer %s (local: %d, remote %d)", ...)   (ras/ras.cc:430, 2.24-2.29; "%s" versions 2.30)
     # NCCL version mismatch with remote peer 10.0.0.12<49152> (local: 22703, remote 22605)
+    #   (no entry in knowledge/nccl_warn_messages.yaml: torch_nccl_forwarded.read_setup reads the peer and both versions,
+    #   nccl_peer_version_mismatch, and rule nccl_peer_version_mismatch names them, as for init.cc's check above)
     ("ras_version_mismatch", re.compile(r"^NCCL version mismatch with remote peer \S+ \(local: [^,]+, remote [^)]+\)")),
     # WARN("Detected mixed local Net device counts across ranks (min %d, max %d). Set NCCL_IGNORE_NET_MISMATCH=1 to continue.")
     #   (init.cc:1339, 2.30: the ranks' nodes see different numbers of network devices)

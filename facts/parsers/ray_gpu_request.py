@@ -78,16 +78,38 @@ _VLLM_GPUS_EXCEED = re.compile(r"\bThe number of required GPUs exceeds the total
                                r"|\bTensor parallel size \((?P<want>\d{1,6})\) exceeds available GPUs \((?P<have>\d{1,6})\)\. "
                                r"This may result in Ray placement group allocation failures")
 # data parallelism's placement groups (vllm/v1/engine/utils.py CoreEngineActorManager.create_dp_placement_groups, one of
-# world_size GPU bundles per DP rank on nodes with room for it), raised where they do not fit:
-#   ValueError(f"Not enough resources to allocate {dp_size} placement groups, only created {len(placement_groups)}
-#   placement groups. Available resources: {available_resources}")
+# world_size GPU bundles per DP rank on nodes with room for it), given up where they do not fit; each release's words:
+#   assert available_engine_count >= local_engine_count, ("Not enough resources to allocate DP ranks "
+#   f"on DP master node {node_ip}")   (the first releases with Ray DP, PR #18366: the DP master node lacks the GPUs of
+#   data-parallel-size-local ranks)
 #   ValueError("Not enough resources to allocate %s DP ranks on DP master node %s, possible to fit %s DP ranks", ...)
 #   (later releases; a logger's format given to ValueError, so Python prints the arguments' tuple)
+#   ValueError(f"Not enough resources to allocate {dp_size_local} DP ranks on DP master node {dp_master_ip}, possible to
+#   fit {dp_size_available} DP ranks.")   (the releases with VLLM_RAY_DP_PACK_STRATEGY, PR #23849 on)
+#   ValueError(f"Not enough resources to allocate {dp_size} placement groups, only created {len(placement_groups)}
+#   placement groups. Available resources: {available_resources}")
+#   assert len(n_node_devices) * max_device_per_node >= world_size * dp_size, (f"Not enough total available nodes
+#   ({len(n_node_devices)}) and devices per node ({max_device_per_node}) to satisfy required world size {world_size} and
+#   data parallel size {dp_size}")   (VLLM_RAY_DP_PACK_STRATEGY=span, PR #26367 on: a DP rank over several nodes)
+#   assert n_node_devices, f"No {device_str} found in Ray cluster."   (no node of the Ray cluster offers a GPU)
 # ValueError: Not enough resources to allocate 2 placement groups, only created 1 placement groups. Available resources: {'42b4896ba1c9868d50df871c7698060b6f43eb10080dc8a8e8868c6b': {'CPU': 8.0, ...   (ray-project/kuberay#4366)
 # ValueError: ('Not enough resources to allocate %s DP ranks on DP master node %s, possible to fit %s DP ranks', 4, '10.0.0.5', 2)   (CONSTRUCTED from the call)
+# ValueError: Not enough resources to allocate 4 DP ranks on DP master node 10.0.0.5, possible to fit 2 DP ranks.   (CONSTRUCTED from the f-string)
+# AssertionError: Not enough resources to allocate DP ranks on DP master node 10.0.0.5   (CONSTRUCTED from the assert)
+# AssertionError: Not enough total available nodes (5) and devices per node (4) to satisfy required world size 8 and data parallel size 3
+#   (a Slurm launcher's notes in a public repository, quoting its vLLM job: one of six Ray nodes not joined yet; the notes
+#   wrap it after "devices per node (4)", which is read too, the sizes then unknown)
+# AssertionError: No GPU found in Ray cluster.   (CONSTRUCTED from the assert)
+# Not read: "Number of placement groups must match data parallel size" and "Created %d DP placement groups, expected %d"
+# (asserts that vLLM's own miscount also trips, creating too many groups: vllm-project/vllm#32400, not a want of GPUs)
 _VLLM_DP = re.compile(r"\bNot enough resources to allocate (?P<want>\d{1,6}) placement groups, only created (?P<got>\d{1,6}) placement groups\b"
                       r"|\('Not enough resources to allocate %s DP ranks on DP master node %s, possible to fit %s DP ranks', "
-                      r"(?P<ranks>\d{1,6}), '?(?P<node>[^',()\s]{1,100})'?, (?P<fit>\d{1,6})\)")
+                      r"(?P<ranks>\d{1,6}), '?(?P<node>[^',()\s]{1,100})'?, (?P<fit>\d{1,6})\)"
+                      r"|\bNot enough resources to allocate (?:(?P<ranks2>\d{1,6}) )?DP ranks on DP master node (?P<node2>[^\s,]{1,100})"
+                      r"(?:, possible to fit (?P<fit2>\d{1,6}) DP ranks)?"
+                      r"|\bNot enough total available nodes \((?P<nodes>\d{1,6})\) and devices per node \((?P<per>\d{1,6})\)"
+                      r"(?: to satisfy required world size (?P<ws>\d{1,6}) and data parallel size (?P<dp>\d{1,6}))?"
+                      r"|\bAssertionError: No GPU found in Ray cluster\.")
 
 
 #: the line raised it (vLLM before 0.6.5: "ValueError: The number of required GPUs exceeds ...")
@@ -103,6 +125,22 @@ def _gpus(request: str) -> float | None:
     """The GPUs a printed request asks for: its 'GPU' amounts summed (a placement group's bundles), None if none."""
     amounts = [float(g["n"]) for g in _GPU.finditer(request)]
     return sum(amounts) if amounts else None
+
+
+def _dp_request(m: re.Match[str]) -> str:
+    """What a data-parallel placement failure asked for, in words, from whichever of _VLLM_DP's forms matched."""
+    if m["want"]:
+        return f"{m['want']} data-parallel placement groups, {m['got']} created"
+    if m["ranks"]:
+        return f"{m['ranks']} data-parallel ranks on the DP master node {m['node']}, room for {m['fit']}"
+    if m["node2"]:
+        ranks = f"{m['ranks2']} data-parallel ranks" if m["ranks2"] else "the local data-parallel ranks"
+        room = f", room for {m['fit2']}" if m["fit2"] else ""
+        return f"{ranks} on the DP master node {m['node2']}{room}"
+    if m["nodes"]:  # the line may be cut (wrapped) after the devices per node
+        want = f"world size {m['ws']} x data-parallel size {m['dp']} GPUs, " if m["ws"] else ""
+        return f"{want}{m['nodes']} nodes of {m['per']} GPUs in the Ray cluster"
+    return "data-parallel placement groups, no GPU in the Ray cluster"
 
 
 def parse(artefact: Artefact) -> ParseResult:
@@ -127,9 +165,8 @@ def parse(artefact: Artefact) -> ParseResult:
                    f"{m['have']} GPUs in the Ray cluster", gpu=float(m["want"]))
     for n, m in iter_matches(_VLLM_DP, artefact):
         result.lines_used += 1
-        request = (f"{m['want']} data-parallel placement groups, {m['got']} created" if m["want"] else
-                   f"{m['ranks']} data-parallel ranks on the DP master node {m['node']}, room for {m['fit']}")
-        fb.add(RayGpuRequestUnplaced, n, state="failed", request=request, gpu=None)
+        fb.add(RayGpuRequestUnplaced, n, state="failed", request=_dp_request(m),
+               gpu=float(int(m["ws"]) * int(m["dp"])) if m["ws"] else None)
     return result
 
 
@@ -141,4 +178,7 @@ SIGNATURES = (r"The following resource request cannot be scheduled right now: \{
               r"The number of required GPUs exceeds the total number of available GPUs in the placement group",
               r"Tensor parallel size \(\d+\) exceeds available GPUs \(\d+\)\. This may result in Ray placement group",
               r"Not enough resources to allocate \d+ placement groups, only created \d+ placement groups",
-              r"Not enough resources to allocate %s DP ranks on DP master node %s")
+              r"Not enough resources to allocate %s DP ranks on DP master node %s",
+              r"Not enough resources to allocate (?:\d+ )?DP ranks on DP master node \S",
+              r"Not enough total available nodes \(\d+\) and devices per node \(\d+\)",
+              r"AssertionError: No GPU found in Ray cluster\.")

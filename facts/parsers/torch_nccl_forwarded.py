@@ -48,6 +48,16 @@ from stethoscope.facts.kinds.nccl import (NcclConfigRejected, NcclCudaFailure, N
 #   thread's paste of it was found; an NCCL 2.10.3 peer and an NCCL 2.16.2 rank)
 VERSION_MISMATCH = re.compile(r"Mismatched NCCL version detected : rank (?P<peer>\d+) version (?P<peer_code>\d+) "
                               r"rank (?P<rank>\d+) version (?P<code>\d+)")
+# NCCL's RAS thread checks the version of every peer that connects to it (src/ras/ras.cc rasMsgHandleConnInit, from
+# v2.24.3-1; ncclInvalidUsage and the socket closed):
+#   WARN("NCCL version mismatch with remote peer %s (local: %d, remote %d)", ncclSocketToString(...), NCCL_VERSION_CODE,
+#     msg->connInit.ncclVersion)   (v2.24.3-1 ras.cc:391 .. v2.28.3-1 ras.cc:428)
+#   WARN("NCCL version mismatch with remote peer %s (local: %s, remote %s)", ..., ncclVersionToString(NCCL_VERSION_CODE),
+#     ncclVersionToString(msg->connInit.ncclVersion))   (5067397c ras.cc:415: "%d.%d.%d", code/10000, code%10000/100, code%100)
+# NCCL version mismatch with remote peer 10.0.0.12<49152> (local: 22703, remote 22605)        (CONSTRUCTED from the formats:
+# NCCL version mismatch with remote peer 10.0.0.12<49152> (local: 2.30.3, remote 2.29.7)        no even thread's paste found)
+RAS_VERSION_MISMATCH = re.compile(r"NCCL version mismatch with remote peer (?P<peer>\S+) "
+                                  r"\(local: (?P<local>\d+(?:\.\d+\.\d+)?), remote (?P<remote>\d+(?:\.\d+\.\d+)?)\)")
 # Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 40
 DUPLICATE_GPU = re.compile(r"Duplicate GPU detected : rank (?P<a>\d+) and rank (?P<b>\d+) both on CUDA device (?P<bus>[0-9a-fA-F]+)")
 # Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 : CUDA error 401 'the operation cannot be performed in the present state'.
@@ -143,6 +153,14 @@ def read_shm(msg: str) -> tuple[type, dict[str, Any]] | None:
     return NcclShmFailure, dict(op=op, error=m["err"], segment=m["seg"], size_bytes=size)
 
 
+def _version_code(text: str) -> int:
+    """NCCL_VERSION_CODE of RAS's printed version: the code itself (2.24-2.29) or its "2.30.3" (2.30 on, 2.9+ encoding)."""
+    if "." not in text:
+        return int(text)
+    major, minor, patch = (int(x) for x in text.split("."))
+    return major * 10000 + minor * 100 + patch
+
+
 def read_setup(msg: str, src: str | None = None) -> tuple[type, dict[str, Any]] | None:
     """(fact class, its fields) for a duplicate-GPU, NCCL version mismatch, NVLS-bind or CUDA-failure message, or None;
     ``src`` is the ``file`` of NCCL's ``file:line`` prefix where the line has one."""
@@ -153,6 +171,10 @@ def read_setup(msg: str, src: str | None = None) -> tuple[type, dict[str, Any]] 
         return NcclPeerVersionMismatch, dict(rank=int(m["rank"]), version_code=code, version=nccl_version_str(code),
                                              peer_rank=int(m["peer"]), peer_version_code=peer_code,
                                              peer_version=nccl_version_str(peer_code))
+    if m := RAS_VERSION_MISMATCH.match(msg.strip()):
+        code, peer_code = _version_code(m["local"]), _version_code(m["remote"])
+        return NcclPeerVersionMismatch, dict(version_code=code, version=nccl_version_str(code), peer_address=m["peer"],
+                                             peer_version_code=peer_code, peer_version=nccl_version_str(peer_code))
     if (m := NVLS_BIND.search(msg)) and "Proceeding without NVLS" not in msg:  # 2.27+ INFO: NVLS left off, no failure
         return NcclCudaFailure, dict(error=m["err"], error_code=int(m["code"]), source_file=src or "transport/nvls.cc", nvls=True)
     if m := CONFIG_INVALID.search(msg):

@@ -684,3 +684,19 @@ def test_shared_memory_check_in_both_wordings(line):
 def test_version_mismatch_read_with_both_versions(text, want):
     facts = [f for f in parse(text).facts if f.kind == "nccl_peer_version_mismatch"]
     assert [(f.rank, f.version_code, f.version, f.peer_rank, f.peer_version_code, f.peer_version) for f in facts] == [want]
+
+
+@pytest.mark.parametrize("text,want", [
+    # CONSTRUCTED from NCCL RAS's formats (src/ras/ras.cc rasMsgHandleConnInit): 2.24-2.29 print NCCL_VERSION_CODE, 2.30 on
+    # ncclVersionToString's "major.minor.patch"; the peer named by its RAS socket, no rank
+    ("node1:4821:4900 [0] ras/ras.cc:430 NCCL WARN NCCL version mismatch with remote peer 10.0.0.12<49152> (local: 22703, remote 22605)\n",
+     (22703, "2.27.3", "10.0.0.12<49152>", 22605, "2.26.5")),
+    ("node1:4821:4900 [0] ras/ras.cc:415 NCCL WARN NCCL version mismatch with remote peer fd00::7<38211> (local: 2.30.3, remote 2.29.7)\n",
+     (23003, "2.30.3", "fd00::7<38211>", 22907, "2.29.7")),
+    ("NCCL version mismatch with remote peer 10.0.0.7<38211> (local: 22804, remote 22703)\n",
+     (22804, "2.28.4", "10.0.0.7<38211>", 22703, "2.27.3")),
+])
+def test_ras_version_mismatch_read_as_the_peer_version_fact(text, want):
+    facts = [f for f in parse(text).facts if f.kind == "nccl_peer_version_mismatch"]
+    assert [(f.version_code, f.version, f.peer_address, f.peer_version_code, f.peer_version, f.rank, f.peer_rank)
+            for f in facts] == [(*want, None, None)]
