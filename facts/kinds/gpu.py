@@ -557,6 +557,19 @@ class GpuP2pStatus(Fact):
 
 
 @fact_kind
+class AccelerateP2pCheck(Fact):
+    """Hugging Face Accelerate's check that several RTX 40-series GPUs cannot use NCCL's P2P and InfiniBand
+    transports (utils/environment.py ``check_cuda_p2p_ib_support``, 0.27+): refused (``AcceleratorState``
+    raises NotImplementedError "Using RTX 4000 series doesn't support faster communication broadband via P2P
+    or IB. Please set ..." where NCCL_P2P_DISABLE or NCCL_IB_DISABLE is unset) or warned (``dispatch_model``:
+    "We've detected an older driver with an RTX 4000 series GPU. These drivers have issues with P2P.")
+    (facts/parsers/accelerate_p2p.py)."""
+
+    kind: Literal["accelerate_p2p_check"] = "accelerate_p2p_check"
+    form: Literal["refused", "old_driver"]
+
+
+@fact_kind
 class CudaPeerAccessUnavailable(Fact):
     """CUDA peer access from one GPU to another is not available (cudaDeviceCanAccessPeer said 0), as the
     FasterTransformer allocator and its descendants (TurboMind of lmdeploy, TensorRT-LLM) warn at start-up:

@@ -666,6 +666,30 @@ class OpenmpiOscUcxDeclined(Fact):
 
 
 @fact_kind
+class OpenmpiTcpConnectFailed(Fact):
+    """Open MPI's TCP BTL could not open its connection to a peer process: ``connect() to <ip> failed:
+    <strerror> (<errno>)`` (BTL_ERROR, 1.x-2.x) or the ``client connect fail`` help block (3.x-5.x,
+    its Message ``connect() to <ip>:<port> failed`` and Error ``<strerror> (<errno>)``)."""
+
+    kind: Literal["openmpi_tcp_connect_failed"] = "openmpi_tcp_connect_failed"
+    address: str | None = None  # "172.17.0.1"
+    port: int | None = None  # the help block's (3.x-5.x); the 1.x-2.x line names none
+    error: str | None = None  # "Connection refused"
+    errno: int | None = None  # 111
+    #: the address is on Docker's default bridge (172.17.0.0/16), which every Docker host has as its own
+    docker_bridge: bool = False
+
+
+@fact_kind
+class OpenmpiTcpUnexpectedPeer(Fact):
+    """Open MPI's TCP BTL ``received unexpected process identifier``: the process that answered a connection
+    is not the peer it dialled (the peer's address also names another host's process)."""
+
+    kind: Literal["openmpi_tcp_unexpected_peer"] = "openmpi_tcp_unexpected_peer"
+    got: str | None = None  # "[[39817,1],3]"
+
+
+@fact_kind
 class OpenmpiOpenibQueueCreateFailed(Fact):
     """Open MPI's openib BTL ``init-fail-create-q`` help block: a verbs call that creates one of its
     queues (``ibv_create_cq()``, ``ibv_create_srq()``, ...) failed on an HCA with an errno other than

@@ -104,6 +104,20 @@ orte/util/show_help.c's "%d more process%s sent help message %s / %s")::
       Local device: mlx5_0
     [node7:1234] 11 more processes have sent help message help-mpi-btl-openib.txt / ib port not selected
 
+And the TCP BTL failing to connect to a peer process (opal/mca/btl/tcp/btl_tcp_endpoint.c
+``mca_btl_tcp_endpoint_complete_connect``): in 1.x-2.x a BTL_ERROR line (``"[%s]%s[%s:%d:%s] "`` with
+the host, the process name, the file, line and function, then ``connect() to %s failed: %s (%d)``); in
+3.x-5.x the ``client connect fail`` block of help-mpi-btl-tcp.txt ("... a peer MPI process.  This" in
+3.x-4.x, "... a peer MPI process via" / "TCP.  This" in 5.x), whose Message is ``connect() to %s:%d
+failed`` and Error ``%s (%d)``; and the handshake reaching another process than the one dialled
+(``mca_btl_tcp_endpoint_recv_connect_ack``: BTL_ERROR ``received unexpected process identifier %s``,
+5.x ``received unexpected process identifier: got %s expected %s``), which Open MPI's users meet where
+the hosts share an address (Docker's docker0 172.17.0.1 on every host). Samples (real, horovod/horovod#310,
+Open MPI under Horovod in Docker containers on two hosts, fixed with ``-mca btl_tcp_if_exclude lo,docker0``)::
+
+    [u10-154-66-206][[39817,1],2][btl_tcp_endpoint.c:638:mca_btl_tcp_endpoint_recv_connect_ack] received unexpected process identifier [[39817,1],3]
+    [u10-154-66-206][[38971,1],2][btl_tcp_endpoint.c:796:mca_btl_tcp_endpoint_complete_connect] connect() to 172.17.0.1 failed: Connection refused (111)
+
 Facts: ``openmpi_pml_mismatch`` per pair of layers once a node (the process's host, its layer, the
 peer's layer and host). ``openmpi_btl_no_nics`` per block (the module, the host it names) and per aggregation line
 (the module unknown, ``count`` the copies held back); ``openmpi_osc_ucx_declined`` per osc/ucx line
@@ -115,7 +129,9 @@ or device-init-error block (the host and HCA it names; the port of the first) an
 of either (``count``). A device-init-error block for an HCA whose ib-port-not-selected block came
 before it in the file (and the init errors' aggregation line after declined ports) is that block's
 consequence: its lines are read with it, no fact of its own. The head line alone (a quoted title) is
-left to the catch-all. Empty input, or no such message: nothing.
+left to the catch-all. ``openmpi_tcp_connect_failed`` per connect line or client-connect-fail block (the host it
+names, the peer's address, port, error and errno; ``docker_bridge`` for 172.17.0.0/16);
+``openmpi_tcp_unexpected_peer`` per unexpected-process-identifier line. Empty input, or no such message: nothing.
 """
 from __future__ import annotations
 
@@ -125,9 +141,10 @@ from stethoscope.facts.kinds.network import (  # noqa: F401 - the fact classes l
     OpenmpiBtlNoNics, OpenmpiComponentMissing, OpenmpiDaemonFailure, OpenmpiInitFailed, OpenmpiOpenibDeviceSkipped,
     OpenmpiOpenibQueueCreateFailed,
     OpenmpiPmlMismatch,
-    OpenmpiOscUcxDeclined,
+    OpenmpiOscUcxDeclined, OpenmpiTcpConnectFailed, OpenmpiTcpUnexpectedPeer,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines_with, iter_matches
+from stethoscope.facts.parsers.ucx_log import DOCKER_BRIDGE  # Docker's default bridge, 172.17.0.0/16
 
 KIND = "openmpi_help"
 
@@ -425,8 +442,60 @@ def _openib_init_errors(artefact: Artefact, fb: FactBuilder, result: ParseResult
         fb.add(OpenmpiOpenibDeviceSkipped, n, node=key[0], reason="device_init_error", device=key[1])
 
 
+# The TCP BTL's BTL_ERROR prefix "[%s]%s[%s:%d:%s] " (host, process name, __FILE__, __LINE__, __func__; __FILE__ a path
+# in VPATH builds), then the connect failure (1.x-2.x) or the handshake's wrong peer (1.x-5.x):
+# [u10-154-66-206][[38971,1],2][btl_tcp_endpoint.c:796:mca_btl_tcp_endpoint_complete_connect] connect() to 172.17.0.1 failed: Connection refused (111)
+# [u10-154-66-206][[39817,1],2][btl_tcp_endpoint.c:638:mca_btl_tcp_endpoint_recv_connect_ack] received unexpected process identifier [[39817,1],3]
+#   (horovod/horovod#310; 5.x: "received unexpected process identifier: got [[x,y],z] expected [[x,y],w]")
+_BTL_PREFIX = r"\[(?P<host>[^\]\s]{1,253})\]\[\[[^\]\s]{1,40}\],[^\]\s]{1,20}\]\[[^\]\s]{0,200}?btl_tcp_endpoint\.c:\d{1,5}:\w{1,60}\] "
+_TCP_CONNECT = re.compile(_BTL_PREFIX + r"connect\(\) to (?P<addr>[0-9A-Fa-f.:]{2,45}?) failed: (?P<err>[A-Za-z][A-Za-z ]{0,60}?) "
+                          r"\((?P<errno>\d{1,4})\)")
+_TCP_PEER = re.compile(_BTL_PREFIX + r"received unexpected process identifier:? (?:got )?(?P<got>\[\[[^\]\s]{1,40}\],[^\]\s]{1,20}\])?")
+# WARNING: Open MPI failed to TCP connect to a peer MPI process.  This      (help-mpi-btl-tcp.txt [client connect fail], 3.x-4.x)
+# WARNING: Open MPI failed to TCP connect to a peer MPI process via         (5.x, "TCP.  This should not happen." next)
+_TCP_HELP = "WARNING: Open MPI failed to TCP connect to a peer MPI process"
+#   Local host: node1
+#   PID:        1234
+#   Message:    connect() to 172.17.0.1:1024 failed
+#   Error:      Connection refused (111)
+_TCP_FIELD = re.compile(r"^\W{0,8}(?P<key>Local host|PID|Message|Error):[ \t]+(?P<value>[^\n]{1,200}?)\s*$")
+_TCP_MESSAGE = re.compile(r"connect\(\) to (?P<addr>[0-9A-Fa-f.:]{2,45}):(?P<port>\d{1,5}) failed")
+
+
+def _tcp_failures(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
+    text = artefact.text
+    if "btl_tcp_endpoint.c:" in text:
+        for n, line in iter_lines_with(("btl_tcp_endpoint.c:",), artefact):
+            if m := _TCP_CONNECT.search(line):
+                result.lines_used += 1
+                fb.add(OpenmpiTcpConnectFailed, n, node=artefact.node_for(m["host"]), address=m["addr"],
+                       error=m["err"].strip(), errno=int(m["errno"]), docker_bridge=DOCKER_BRIDGE.match(m["addr"]) is not None)
+            elif m := _TCP_PEER.search(line):
+                result.lines_used += 1
+                fb.add(OpenmpiTcpUnexpectedPeer, n, node=artefact.node_for(m["host"]), got=m["got"])
+    lines = artefact.lines
+    for n, _line in iter_lines_with((_TCP_HELP,), artefact):
+        got: dict[str, str] = {}
+        for follow in lines[n:n + 12]:  # the rest of the text, a blank, the four fields
+            if (m := _TCP_FIELD.match(follow)) and m["key"] not in got:
+                got[m["key"]] = m["value"]
+        msg = _TCP_MESSAGE.search(got.get("Message", ""))
+        em = _ERRNO_PAREN.match(got.get("Error", ""))
+        result.lines_used += 1 + len(got)
+        addr = msg["addr"] if msg else None
+        fb.add(OpenmpiTcpConnectFailed, n, node=artefact.node_for(got.get("Local host")), address=addr,
+               port=int(msg["port"]) if msg else None, error=em["error"] if em else got.get("Error"),
+               errno=int(em["errno"]) if em else None,
+               docker_bridge=addr is not None and DOCKER_BRIDGE.match(addr) is not None)
+
+
+#: the help block's Error field: "Connection refused (111)"
+_ERRNO_PAREN = re.compile(r"^(?P<error>.*?) \((?P<errno>-?\d{1,5})\)$")
+
+
 def detect(head: str) -> bool:
-    return ("A high-performance Open MPI point-to-point messaging module" in head or _MORE.search(head) is not None
+    return (_TCP_HELP in head or ("btl_tcp_endpoint.c:" in head and (_TCP_CONNECT.search(head) or _TCP_PEER.search(head)) is not None)
+            or "A high-performance Open MPI point-to-point messaging module" in head or _MORE.search(head) is not None
             or _CREATE_Q_HEAD in head
             or ("osc_ucx_component" in head and _OSC_UCX.search(head) is not None)
             or (any(g in head for g in _DAEMON_GATES) and any(r.search(head) for r in (_LAUNCH, _FAILED, _LOST, _NOT_FOUND)))
@@ -484,6 +553,7 @@ def parse(artefact: Artefact) -> ParseResult:
     _fatal_init(artefact, fb, result)
     _pml_mismatches(artefact, fb, result)
     _openib_skipped(artefact, fb, result)
+    _tcp_failures(artefact, fb, result)
     return result
 
 
@@ -500,4 +570,5 @@ SIGNATURES = (r"A high-performance Open MPI point-to-point messaging module",
               r"\*\*\* An error occurred in MPI_Init(?:_thread)?\b",
               _PML.pattern, r"By default, for Open MPI 4\.0 and later, infiniband ports on a device",
               r"There was an error initializing an OpenFabrics device\.", _OPENIB_MORE.pattern,
-              r"\[btl_openib_component\.c:\d+:init_one_device\] error obtaining device (?:attributes|context) for ")
+              r"\[btl_openib_component\.c:\d+:init_one_device\] error obtaining device (?:attributes|context) for ",
+              r"btl_tcp_endpoint\.c:\d+:\w+\] (?:connect\(\) to \S+ failed: |received unexpected process identifier)", _TCP_HELP)

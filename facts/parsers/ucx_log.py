@@ -237,7 +237,7 @@ _CONNECT = re.compile(r"\bconnect\(fd=\d{1,9}, dest_addr=(?P<addr>\[?[0-9A-Fa-f.
                       r"(?P<err>[A-Za-z][A-Za-z ]{0,60}?)[ \t\r]*$", re.M)
 #: Docker's default bridge network (docker0, 172.17.0.0/16): every Docker host has the same addresses on it, so a
 #: peer's address there names the connecting host's own bridge, never the peer (dockerd's default bip 172.17.0.1/16)
-_DOCKER_BRIDGE = re.compile(r"^172\.17\.\d{1,3}\.\d{1,3}$")
+DOCKER_BRIDGE = re.compile(r"^172\.17\.\d{1,3}\.\d{1,3}$")
 
 
 def _qp_and_connect(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
@@ -264,7 +264,7 @@ def _qp_and_connect(artefact: Artefact, fb: FactBuilder, result: ParseResult) ->
             addr = m["addr"].strip("[]")
             host = _HOST.search(line[:m.start()])
             fb.add(UcxSocketConnectFailed, n, node=artefact.node_for(host["host"] if host else None), address=addr,
-                   port=int(m["port"]), error=m["err"].strip(), docker_bridge=_DOCKER_BRIDGE.match(addr) is not None)
+                   port=int(m["port"]), error=m["err"].strip(), docker_bridge=DOCKER_BRIDGE.match(addr) is not None)
 
 
 # Open MPI's UCX components (MCA_COMMON_UCX_ERROR: "<file>:<line> Error: " after opal_output's "[host:pid] "; one or

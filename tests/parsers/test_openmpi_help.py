@@ -288,3 +288,35 @@ WARNING: There was an error initializing an OpenFabrics device.
     assert res.lines_used == 6 + 3
     # the library's line alone names no process or HCA: nothing
     assert parse_text("ibv_exp_query_device: invalid comp_mask !!! (comp_mask = 0x27800000002 valid_mask = 0x1)\n").facts == []
+
+
+def test_horovod_310_btl_tcp_lines():
+    # Open MPI 1.x-2.x BTL_ERROR lines, each inside the poster's backticks
+    text = (FIX / "horovod310_btl_tcp_docker0.txt").read_text()
+    assert openmpi_help.detect(text)
+    res = parse_text(text)
+    assert [(f.kind, f.evidence.line) for f in res.facts] == [("openmpi_tcp_unexpected_peer", 1),
+                                                               ("openmpi_tcp_connect_failed", 3)]
+    peer, conn = res.facts
+    assert peer.got == "[[39817,1],3]"
+    assert (conn.address, conn.port, conn.error, conn.errno, conn.docker_bridge) == ("172.17.0.1", None, "Connection refused", 111, True)
+    assert res.lines_used == 2
+
+
+@pytest.mark.parametrize("head", ["WARNING: Open MPI failed to TCP connect to a peer MPI process.  This\nshould not happen.\n",
+                                  "WARNING: Open MPI failed to TCP connect to a peer MPI process via\nTCP.  This should not happen.\n"])
+def test_client_connect_fail_block(head):
+    # CONSTRUCTED: help-mpi-btl-tcp.txt [client connect fail] (3.x-4.x, then 5.x's text), values made up
+    text = (head + "\nYour Open MPI job may now fail.\n\n  Local host: node7\n  PID:        4242\n"
+            "  Message:    connect() to 10.1.0.7:1024 failed\n  Error:      No route to host (113)\n")
+    assert openmpi_help.detect(text)
+    art = Artefact(path="t.log", text=text, node="node1", node_from_folder=False)
+    (f,) = openmpi_help.parse(art).facts
+    assert (f.kind, f.node, f.address, f.port, f.error, f.errno, f.docker_bridge) == (
+        "openmpi_tcp_connect_failed", "node7", "10.1.0.7", 1024, "No route to host", 113, False)
+
+
+def test_tcp_words_in_prose_are_not_read():
+    # CONSTRUCTED: the function's name in a sentence, no BTL_ERROR prefix
+    text = "the hang is in mca_btl_tcp_endpoint_complete_connect, see btl_tcp_endpoint.c:796 where connect() to the peer failed\n"
+    assert not openmpi_help.parse(Artefact(path="t.log", text=text, node="node1")).facts
