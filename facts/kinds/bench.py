@@ -491,3 +491,23 @@ class CudaSampleRun(Fact):
     #: what a run that passed showed working (knowledge/coverage.yaml reads it): "gpu" for vectorAdd (its kernel ran on the
     #: GPU and the sum was checked), "driver" for deviceQuery (it only asks the driver about the devices); None otherwise
     checked: Literal["driver", "gpu"] | None = None
+
+
+@fact_kind
+class SuperbenchBenchmarkFailed(Fact):
+    """A SuperBench benchmark whose return code is not 0 (microsoft/superbenchmark superbench/benchmarks/return_code.py
+    ``ReturnCode``): from a results file's ``"<benchmark>/return_code[:<rank>]": <code>`` or the executor's log
+    ``benchmark: <name>, return code: <code>, result: {...}``, with micro_base's reason where the log gives it (``The
+    binary does not exist - benchmark: ...``). One fact per benchmark and code, its ranks listed."""
+
+    kind: Literal["superbench_benchmark_failed"] = "superbench_benchmark_failed"
+    benchmark: str  # "cudnn-function", "mem-bw", "bert_models/pytorch-bert-base"
+    code: int  # 33
+    code_name: str  # ReturnCode's name, lower case: "microbenchmark_result_parsing_failure"; "unknown" for a code it lacks
+    #: what the code says of the run: not_run (the benchmark never ran its test: binary missing or not set, an
+    #: argument, type, architecture or precision refused, its docker image absent), run_failed (it ran and failed:
+    #: the command's non-zero exit, an exception, a timeout, a distributed or model set-up failure), result_unreadable
+    #: (it ran and its output held no result SuperBench could read: the program's own errors instead of figures)
+    outcome: Literal["not_run", "run_failed", "result_unreadable"]
+    ranks: str | None = None  # the ranks (GPUs or processes) with this code, "0-7"; None: the key named none
+    reason: str | None = None  # the log's own line for it: "The binary does not exist - benchmark: cudnn-function, ..."

@@ -639,7 +639,9 @@ class GpuOperatorValidationRetry(Fact):
     kind: Literal["gpu_operator_validation_retry"] = "gpu_operator_validation_retry"
     #: what is validated, from the command it runs: driver | driver_container | toolkit | nvidia_fs | gdrcopy
     #: | nvidia_peermem | mofed | cc_manager | other; host_driver: the probe of a driver installed on the host
-    #: failed although the host's nvidia-smi ran ("No pre-installed driver detected on the host: exit status 14")
+    #: failed although the host's nvidia-smi ran ("No pre-installed driver detected on the host: exit status 14");
+    #: gpu_resources: the plugin validation waiting for the node to list a GPU resource ("GPU resources are not yet
+    #: discovered by the node, retry: 24")
     validation: str
     command: str | None = None  # "chroot [/run/nvidia/driver nvidia-smi]"
     detail: str | None = None  # the command's own error line: "chroot: failed to run command 'nvidia-smi': No such file or directory"

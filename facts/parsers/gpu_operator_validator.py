@@ -43,6 +43,23 @@ the last line as the reporter quoted it)::
 
 Any other reason (``no 'nvidia-smi' file present on the host: lstat /host/usr/bin/nvidia-smi: ...``: no host
 driver, the driver container's node) is read, no fact.
+
+The plugin validation (``plugin-validation`` init container) first waits for the node to list a GPU resource in its
+capacity (``Plugin.validateGPUResource``: ``nvidia.com/gpu`` or an ``nvidia.com/mig-*`` resource, what the device
+plugin advertises), every five seconds up to 30 times, then gives up; the same words since v1.9
+(validator/main.go, cmd/nvidia-validator/main.go since v23.9)::
+
+    log.Infof("GPU resources are not yet discovered by the node, retry: %d", retry)
+    return fmt.Errorf("GPU resources are not discovered by the node")
+
+Sample (NVIDIA/gpu-operator#486, v22.9, ``devicePlugin.enabled: false``)::
+
+    time="2023-02-08T14:19:01Z" level=info msg="GPU resources are not yet discovered by the node, retry: 24"
+
+That is a ``gpu_operator_validation_retry`` of validation ``gpu_resources`` (``retries`` the highest retry number
+read, 30 where it gave up), cited at its first line: the node advertises no GPU to the kubelet, so no GPU pod can
+be placed there, whatever the GPUs' state (the device plugin not running on the node, disabled by the operator's
+values or the ``nvidia.com/gpu.deploy.device-plugin=false`` label, or running without seeing a GPU).
 """
 from __future__ import annotations
 
@@ -75,8 +92,12 @@ _EXIT = re.compile(r"^exit status (?P<code>\d{1,3})\b")
 #: returns after printing its table: 14 NVML_ERROR_CORRUPTED_INFOROM ("infoROM is corrupted")
 _SMI_RETURNS = {**NVML_RETURN_REASONS, 2: "invalid_argument", 3: "not_supported", 6: "not_found", 10: "timeout",
                 14: "corrupted_inforom", 255: "other"}
+# time="2023-02-08T14:19:01Z" level=info msg="GPU resources are not yet discovered by the node, retry: 24"   (NVIDIA/gpu-operator#486)
+# GPU resources are not discovered by the node          (validateGPUResource's error after its 30th retry)
+_NO_GPU_RESOURCES = re.compile(r"\bGPU resources are not (?P<yet>yet )?discovered by the node(?:, retry: (?P<retry>\d{1,4}))?")
 _DETECT = re.compile(r"running command \S+ with args \[|command failed, retrying after \d+ seconds|failed to validate the driver, retrying after"
-                     r"|Attempting to validate a pre-installed driver on the host|No pre-installed driver detected on the host: ")
+                     r"|Attempting to validate a pre-installed driver on the host|No pre-installed driver detected on the host: "
+                     r"|GPU resources are not (?:yet )?discovered by the node")
 #: the command -> what it validates (cmd/nvidia-validator/main.go runValidation of each component)
 _VALIDATES = (
     ("driver", re.compile(r"^chroot \[\S+ \S*nvidia-smi\]")),
@@ -91,7 +112,8 @@ _VALIDATES = (
 
 
 def detect(head: str) -> bool:
-    if "running command" not in head and "retrying after" not in head and "pre-installed driver" not in head:
+    if ("running command" not in head and "retrying after" not in head and "pre-installed driver" not in head
+            and "discovered by the node" not in head):
         return False
     return _DETECT.search(head) is not None
 
@@ -106,6 +128,7 @@ def parse(artefact: Artefact) -> ParseResult:
     seen: dict[str, dict] = {}  # command -> its first failure
     command: str | None = None
     detail: tuple[int, str] | None = None  # the command's first output line after `running command`
+    resources: dict | None = None  # the plugin validation's wait for the node's GPU resources
 
     def fail(n: int, cmd: str, validation: str, message: str) -> None:
         if cmd in seen:
@@ -129,6 +152,12 @@ def parse(artefact: Artefact) -> ParseResult:
                 b.add(GpuOperatorValidationRetry, n, validation="host_driver", command="chroot [/host nvidia-smi]",
                       detail=f"No pre-installed driver detected on the host: {err}", exit_status=code, nvml_reason=reason,
                       message=f"the host's nvidia-smi returned {code} ({reason}), so the validator took the host's driver for absent")
+        elif (m := _NO_GPU_RESOURCES.search(line)) is not None:
+            retry = int(m["retry"]) if m["retry"] else 30  # the error after the last of validateGPUResource's 30 retries
+            if resources is None:
+                resources = {"line": n, "retries": retry, "detail": line.strip()[:300]}
+            else:
+                resources["retries"] = max(resources["retries"], retry)
         elif _PROBE.search(line):
             command, detail = None, None  # the validator's own progress line, not a command's output
         elif command is not None and line.strip():
@@ -136,6 +165,10 @@ def parse(artefact: Artefact) -> ParseResult:
         else:
             continue
         result.lines_used += 1
+    if resources is not None:
+        b.add(GpuOperatorValidationRetry, resources["line"], validation="gpu_resources", detail=resources["detail"],
+              retries=resources["retries"],
+              message=f"the node lists no nvidia.com/gpu or nvidia.com/mig-* resource in its capacity ({resources['retries']} retries)")
     for cmd, f in seen.items():
         b.add(GpuOperatorValidationRetry, f["line"], validation=f["validation"], command=cmd, detail=f["detail"],
               retries=f["retries"], message=f"{f['message']} ({f['retries']} retries)")

@@ -88,3 +88,22 @@ def test_gpu_operator1276_container_probe_then_retry():
     text = "Attempting to validate a driver container installation\nfailed to validate the driver, retrying after 5 seconds\\n\n"
     (f,) = facts(text)
     assert (f.validation, f.evidence.line, f.exit_status) == ("driver", 2, None)
+
+
+def test_plugin_validation_waiting_for_gpu_resources_of_gpu_operator486():
+    text = (FIX / "gpu_operator486_plugin_validation.txt").read_text()
+    assert v.detect(text)
+    (f,) = facts(text)
+    assert (f.evidence.line, f.validation, f.retries, f.command) == (1, "gpu_resources", 30, None)
+    assert "retry: 24" in f.detail
+
+
+# validateGPUResource's closing error alone (CONSTRUCTED from its format string), and a validator that found them
+@pytest.mark.parametrize("text,retries", [
+    ('time="2026-06-15T12:46:00Z" level=info msg="GPU resources are not discovered by the node"\n', 30),
+    ("GPU resources are not yet discovered by the node, retry: 3\n", 3),
+])
+def test_gpu_resources_forms(text, retries):
+    assert v.detect(text)
+    (f,) = facts(text)
+    assert (f.validation, f.retries) == ("gpu_resources", retries)
