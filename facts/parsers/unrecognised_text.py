@@ -125,6 +125,13 @@ FAILURE_WORDS = re.compile(
     #   Rows of a tool that say a thing failed or is down in no word above: their readers read them in the tool's own
     #   output; one pasted among other lines (session 29 B4, fragment_audit --plant) was no one's and the file HEALTHY
     r"|\bERR!|\|[ \t]{0,80}Fail(?: - GPU: [\d, ]{1,40})?[ \t]{0,80}\||^[ \t]{0,16}state:[ \t]{1,16}1: DOWN[ \t]*$"
+    # 0, NVIDIA H100 80GB HBM3, [GPU requires reset], [GPU requires reset]       (CONSTRUCTED row of nvidia-smi --query-gpu
+    #   --format=csv,noheader; i3pystatus#850: "--query-gpu=fan.speed --format=csv,noheader,nounits can return [Unknown
+    #   Error]") nvidia-smi's CSV prints a field whose NVML query failed as the error's text in brackets (nvmlErrorString:
+    #   NVML_ERROR_UNKNOWN "Unknown Error", NVML_ERROR_GPU_IS_LOST "GPU is lost", NVML_ERROR_RESET_REQUIRED "GPU requires
+    #   reset"); "[N/A]" and "[Not Supported]" are fields the GPU lacks, no failure. Rows pasted without their header are
+    #   no reader's: such a cell was a GPU nobody read (round rBA1: "[GPU requires reset]" read as nothing)
+    r"|\[(?:Unknown Error|GPU is lost|GPU requires reset)\]"
     # E1129 19:55:14.319000 600 torch/distributed/elastic/multiprocessing/api.py:986] failed (exitcode: -6) ...
     # F20250720 17:52:37.391902 1125343 util.h:139] Check failed: bind(*listen_fd, ...) >= 0 ERROR: binding   (uccl-project/uccl#172:
     #   glog 0.7 puts the year before mmdd where FLAGS_log_year_in_prefix is set, src/logging.cc LogMessage::Init)

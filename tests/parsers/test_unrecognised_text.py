@@ -1062,3 +1062,19 @@ def test_a_reporters_sentences_before_a_fence_left_open_are_their_claims():
     assert _unrecognised(inside) != []
     above = "RuntimeError: NCCL error: unhandled system error\n\nLog output\n```\nnode1:1:1 [0] NCCL INFO Bootstrap\n"
     assert [n for n, _ in _unrecognised(above)] == [1]
+
+
+def test_nvidia_smi_csv_error_cells_without_their_header():
+    # round rBA1: nvidia-smi --query-gpu --format=csv rows pasted without their header are no reader's; a cell of NVML's
+    # failure in brackets ("[GPU requires reset]", "[GPU is lost]", "[Unknown Error]") is a GPU nobody read, never silence
+    # (CONSTRUCTED rows; the bracketed form as enkore/i3pystatus#850 quotes it for fan.speed)
+    from stethoscope.facts.parsers.unrecognised_text import FAILURE_WORDS
+    for line in ("0, NVIDIA H100 80GB HBM3, [GPU requires reset], [GPU requires reset]",
+                 "3, NVIDIA A100-SXM4-80GB, 00000000:47:00.0, [GPU is lost], [GPU is lost]",
+                 "[Unknown Error]"):
+        assert FAILURE_WORDS.search(line), line
+        assert [n for n, _ in _unrecognised(line + "\n")] == [1], line
+    # fields a GPU lacks are no failure, nor the words outside nvidia-smi's brackets
+    for quiet in ("0, NVIDIA GeForce GTX 1650, [N/A], [Not Supported], 33",
+                  "the GPU requires reset after an Xid 79"):
+        assert FAILURE_WORDS.search(quiet) is None, quiet
