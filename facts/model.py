@@ -248,29 +248,77 @@ def _rebuilt_row(cls: type[Fact], names: tuple[str, ...], key: frozenset[str], r
 
 
 class FactRows(list):
-    """Facts that a parse worker sends to its parent (engine/parse_pool._parse_chunk) as one list of
-    their _rebuilt_row arguments, rebuilt by one call (_rebuilt_rows) instead of a reduce each: pickle
-    then neither calls each fact's ``__reduce_ex__`` from C nor memoises it, nor a tuple of its arguments:
-    the worker's pickling 8.6 % fewer instructions, the parent's unpickling -0.3 % (bench/speed_rQ8.md:
-    what is left there is the objects made). Unpickled, a plain list."""
+    """Facts that a parse worker sends to its parent (engine/parse_pool._parse_chunk) as one flat list, three items a
+    fact (its class, its fields set's _FieldsSetRef, a copy of its ``__dict__`` whose evidence is the Evidence's
+    ``__dict__``), rebuilt by one call (_rebuilt_rows) instead of a reduce each: pickle then neither calls each
+    fact's ``__reduce_ex__`` from C nor memoises it, nor a tuple of its arguments (the worker's pickling 8.6 % fewer
+    instructions: bench/speed_rQ8.md). Pickle makes the dicts (its SETITEMS), not the parent's Python code, and the
+    fields set arrives as the parent's shared one (bench/speed_rBA7.md). Unpickled, a plain list."""
 
     __slots__ = ()
 
     def __reduce__(self):
-        flat: list = []  # each fact's seven arguments in turn: no tuple of them to pickle, memoise and unpickle
+        flat: list = []  # three items a fact: no tuple of them to pickle, memoise and unpickle
         extend = flat.extend
+        refs = _REFS
         for fact in self:
-            got = fact.__reduce__()
-            if got[0] is not _rebuilt_row:  # (never seen: a fact of other slots, Fact.__reduce__'s own fallbacks)
+            values = fact.__dict__
+            ev = values.get("evidence")
+            if type(ev) is not Evidence or ev.__pydantic_fields_set__ is not _EVIDENCE_SET \
+                    or fact.__pydantic_extra__ is not None or fact.__pydantic_private__ is not None \
+                    or ev.__pydantic_extra__ is not None or ev.__pydantic_private__ is not None \
+                    or not isinstance(fact, Fact):  # (never seen: a fact of other slots)
                 return list, (list(self),)
-            extend(got[1])
+            key = _fields_key(fact)
+            values = values.copy()  # the fact's own dict stays as it is (a worker may pickle it again)
+            values["evidence"] = ev.__dict__
+            extend((type(fact), refs.get(key) or refs.setdefault(key, _FieldsSetRef(key)), values))
         return _rebuilt_rows, (flat,)
 
 
+class _FieldsSetRef:
+    """A fields set's key as FactRows sends it: unpickled, the receiving process's shared set of those fields
+    (shared_fields_set), once a message (pickle's memo), not a frozenset each fact compared to the key in
+    _FIELDS_SETS (~1,800 instructions a fact: bench/speed_rBA7.md)."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key: frozenset[str]) -> None:
+        self.key = key
+
+    def __reduce__(self):
+        return shared_fields_set, (self.key,)
+
+
+#: a fields set's key -> its _FieldsSetRef (FactRows.__reduce__)
+_REFS: dict[frozenset[str], _FieldsSetRef] = {}
+
+
 def _rebuilt_rows(flat: list) -> list[Fact]:
-    """The facts of FactRows.__reduce__'s arguments, seven a fact, in order."""
-    return [_rebuilt_row(cls, names, key, row, path, line, text)
-            for cls, names, key, row, path, line, text in zip(*[iter(flat)] * 7)]
+    """The facts of FactRows.__reduce__'s flat list, three items a fact, in order: each built as _rebuilt_row builds
+    one (an Evidence and the fact, their pydantic slots set as validation would), in this one loop, over the dicts
+    pickle made: the parent's manager thread rebuilds every fact a worker sends (295k at 1,024 bench nodes) in
+    its serial path."""
+    out: list[Fact] = []
+    append = out.append
+    new, ev_set, sharing = _new, _EVIDENCE_SET, _sharing
+    for cls, fields, values in zip(*[iter(flat)] * 3):
+        ev = new(Evidence)
+        set_dict(ev, values["evidence"])
+        set_fields(ev, ev_set)
+        set_extra(ev, None)
+        set_private(ev, None)
+        values["evidence"] = ev
+        model = new(cls)
+        if sharing and len(values) > SHARE_FROM:  # with_values's key-sharing dict
+            model.__dict__.update(values)
+        else:
+            set_dict(model, values)
+        set_fields(model, fields)
+        set_extra(model, None)
+        set_private(model, None)
+        append(model)
+    return out
 
 
 def evidence_at(path: str, line: int, text: str) -> Evidence:

@@ -72,7 +72,7 @@ def test_a_facts_evidence_travels_inside_it_and_comes_back_the_same():
 
 def test_a_workers_facts_travel_as_one_list_of_rows_and_come_back_the_same():
     """facts/model.FactRows (engine/parse_pool._packed: a worker's results): the facts of a file
-    pickled as one list of _rebuilt_row's arguments come back a plain list of the same facts, their
+    pickled as one flat list (three items a fact) come back a plain list of the same facts, their
     fields sets and evidence shared as one by one; a fact Fact.__reduce__ cannot give as a row (an
     extra value) sends the list as it is."""
     from stethoscope.facts.model import Evidence, FactRows, _rebuilt_rows
