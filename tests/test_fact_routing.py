@@ -319,7 +319,7 @@ def test_rows_added_at_once_give_what_adding_them_one_by_one_gives(ruleset, monk
         made.append(([f.model_dump() for f in b.result.facts], b.result.folded, b.result.capped))
         if at_once:  # the router's plan of the rows: the zero counts folded unasked, the others built
             (_router, _swapped, plan), = memo.values()
-            assert [kind for *_row, kind in plan] == ["gpu_ecc_count", "gpu_ecc_count", "gpu_ecc_count", None, None]
+            assert [row[3] for row in plan] == ["gpu_ecc_count", "gpu_ecc_count", "gpu_ecc_count", None, None]
     assert made[0] == made[1]
     facts, folded, capped = made[0]
     # the cap counts every reading of the kind, folded or built: 12 of them, 5 kept or folded
