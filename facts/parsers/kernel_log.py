@@ -34,6 +34,7 @@ import re
 
 import re2
 
+from stethoscope.facts import classify
 from stethoscope.facts.ids import pci_bus_id, try_pci_bus_id
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.kinds.kernel import (
@@ -170,6 +171,13 @@ _UNTAGGED_KEYS = ("RmInitAdapter", "rm_init_adapter failed", "WPR2 already up", 
 # over the text before it (a 205 kB dmesg's "NVRM: " at its end: 0.83 ms, in its bytes 0.02)
 _COLONLESS_FIND = re2.compile("NVRM ")
 _UNTAGGED_FINDS = tuple(re2.compile(re.escape(k)) for k in _UNTAGGED_KEYS)
+# ... and for the text the classifier scanned last, answered by its pass (TEXT_GATES, facts/classify.py gate()):
+# the five searches and the text's UTF-8 copy cost a bench node's 206 kB dmesg 0.10 ms a pass
+_UNTAGGED_GATE = re2.compile("|".join(map(re.escape, _UNTAGGED_KEYS)))
+#: whether "Xid" occurs (a log's span is measured only then), as the gates above ("Xid" in that dmesg: 0.16 ms):
+#: [  +6.010643] NVRM: Xid (PCI:0000:83:00): 119, pid=2710030, name=nvidia-smi, Timeout waiting for RPC from GSP! Expected function 10 (FREE) (0xa55a0050 0x0).
+#: (NVIDIA/open-gpu-kernel-modules#446)
+_XID_GATE = re2.compile("Xid")
 
 # detect(): any of our markers, or a kernel-stamped line, anywhere in the head.
 _DETECT = re.compile(
@@ -454,10 +462,14 @@ def parse(artefact: Artefact) -> ParseResult:
     retagged = False
     # (_COLONLESS_FIND; its retagging adds a colon after "NVRM", no part of an _UNTAGGED_KEYS literal: they occur in
     # the text retagged where they occur in ``data``)
-    data = text.encode("utf-8", "surrogatepass")
-    if _COLONLESS_FIND.search(data) and _COLONLESS.search(text):  # "NVRM func: ..." read as "NVRM: func: ..."
+    colonless, untagged = classify.gate(text, _COLONLESS_FIND), classify.gate(text, _UNTAGGED_GATE)
+    if colonless is None or untagged is None:  # (not the text the classifier scanned last: searched here)
+        data = text.encode("utf-8", "surrogatepass")
+        colonless = _COLONLESS_FIND.search(data) is not None
+        untagged = any(k.search(data) for k in _UNTAGGED_FINDS)
+    if colonless and _COLONLESS.search(text):  # "NVRM func: ..." read as "NVRM: func: ..."
         text, retagged = _COLONLESS.sub(r"NVRM: \g<func>: ", text), True
-    if any(k.search(data) for k in _UNTAGGED_FINDS) and _UNTAGGED.search(text):  # "- RmInitAdapter failed! ..." as "- NVRM: ..."
+    if untagged and _UNTAGGED.search(text):  # "- RmInitAdapter failed! ..." as "- NVRM: ..."
         text, retagged = _UNTAGGED.sub(r"\g<lead>NVRM: ", text), True
     if retagged:
         local = Artefact(path=artefact.path, node=artefact.node, text=text)
@@ -486,7 +498,8 @@ def parse(artefact: Artefact) -> ParseResult:
     report_head: tuple[int, int, str] | None = None  # (the last "GPU at" line, its serial line or it, its bus id)
     nfs_ok = kernel_log_host_os.nfs_recoveries(text, line_of, _stamp_of)  # "nfs: server X OK": a stall that ended
     # the log shows a minute or more of time (its first and last stamps): an Xid line's silence about other Xids counts
-    log_spans = spans(lines, last, _stamp_of) if "Xid" in text else False
+    xid = classify.gate(text, _XID_GATE)
+    log_spans = spans(lines, last, _stamp_of) if (xid if xid is not None else "Xid" in text) else False
 
     pos, n = 0, len(text)
     for at in _keyword_starts(text):
@@ -859,3 +872,7 @@ def _sxid(b: FactBuilder, ln: int, s: re.Match[str], common: dict, heads: set[tu
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
 SIGNATURES = (_DETECT,)
+#: whole-text tests answered by the classifier's pass (facts/classify.py gate()): the NVRM retagging's literals, "Xid",
+#: and kernel_log_host_os's crash-site and NFS literals
+TEXT_GATES = (_COLONLESS_FIND, _UNTAGGED_GATE, _XID_GATE, kernel_log_host_os.CRASH_SITE_GATE,
+              kernel_log_host_os.NFS_SERVER_GATE)

@@ -552,3 +552,36 @@ def test_crash_sites_that_are_no_cut_gpu_driver_report(text):
     from stethoscope.facts.parsers.base import Artefact
     r = kernel_log.parse(Artefact(path="dmesg.log", text=text, node="n1"))
     assert not [h for h in r.limits if "crash site in the GPU driver" in h.detail]
+
+
+def test_the_whole_text_tests_are_answered_by_the_classifiers_set():
+    """kernel_log's TEXT_GATES (the NVRM retagging's literals, "Xid", the crash site's and the NFS lines' literals:
+    whole-text str searches of each log, ~1 ms of a bench node's dmesg) answer what the reader's own searches do, and
+    its facts and limits are the same whether the classifier's pass answered them or the reader searched (a text it did
+    not scan last); every real kernel log fixture, those with a colonless NVRM line, an untagged RmInitAdapter line, an
+    oops's RIP and Xid lines among them (issue 12, round rBA8)."""
+    from stethoscope.facts import classify
+    from stethoscope.facts.parsers import kernel_log_host_os as host_os
+
+    literals = {kernel_log._COLONLESS_FIND: ("NVRM ",), kernel_log._UNTAGGED_GATE: kernel_log._UNTAGGED_KEYS,
+                kernel_log._XID_GATE: ("Xid",), host_os.CRASH_SITE_GATE: ("RIP", "pc : ", "IP: ", "NIP "),
+                host_os.NFS_SERVER_GATE: (": server ",)}
+    assert set(literals) == set(kernel_log.TEXT_GATES)
+    held = set()
+    paths = sorted(p for p in (FIX / "kernel_log").iterdir() if p.suffix != ".md" or p.name != "README.md")
+    for path in paths:
+        text = path.read_text(errors="replace")
+        made = []
+        for scanned in (True, False):
+            if scanned:
+                classify.classifier().scan(text)
+                for g, lits in literals.items():
+                    assert classify.gate(text, g) == any(lit in text for lit in lits), (path.name, g.pattern)
+                    held.update([g.pattern] if classify.gate(text, g) else [])
+            else:
+                classify.forget()
+            res = kernel_log.parse(Artefact(path=path.name, text=text, node="n"))
+            made.append(([f.model_dump() for f in res.facts], [repr(x) for x in (*res.limits, *res.errors)]))
+        assert made[0] == made[1], path.name
+    classify.forget()
+    assert held == {g.pattern for g in literals}  # (each gate holds in some fixture)
