@@ -504,6 +504,24 @@ class TorchNcclProgress(Fact):
 
 
 @fact_kind
+class DeepspeedTraceInvalidated(Fact):
+    """DeepSpeed ZeRO-3's parameter prefetcher dropped the module trace it recorded, because this step ran its modules
+    in another order than the recorded one (deepspeed/runtime/zero/partitioned_param_coordinator.py trace_prologue,
+    printed by rank 0, every release from 0.9 on):
+    ``Invalidate trace cache @ step 1: expected module 25, but got module 323`` (``expected_module`` set), or ran more
+    modules than it holds: ``Invalidate trace cache @ step 0 and module 1458: cache has only 0 modules``
+    (``cache_modules`` set). Printed on healthy runs too (dynamic control flow, generation, MoE routing): by itself a
+    remark; beside a ZeRO-3 all-gather that timed out, a sign that the ranks' module orders, so their all-gathers,
+    differed (rule deepspeed_zero3_module_order_timeout)."""
+
+    kind: Literal["deepspeed_trace_invalidated"] = "deepspeed_trace_invalidated"
+    step: int  # the step of the forward/backward at which the order differed
+    got_module: int  # the module id that ran
+    expected_module: int | None = None  # the module id the trace expected there; None: the cache ran out
+    cache_modules: int | None = None  # "cache has only N modules": the trace was shorter than this pass
+
+
+@fact_kind
 class TorchPgNcclOptions(Fact):
     """The error-handling modes one rank's ProcessGroupNCCL took from the environment.
 

@@ -687,7 +687,7 @@ class PackageVersion(Fact):
     kind: Literal["package_version"] = "package_version"
     package: str  # "torch" | "nvidia-nccl-cu13" | "cudatoolkit"
     version: str  # "2.11.0" | "2.8.0.dev20250528+cpu"
-    manager: str  # pip | conda | collect_env | env_report (a "- Name: value" env report: transformers, accelerate, llamafactory-cli env) | ds_report | apt | dpkg
+    manager: str  # pip | conda | collect_env | env_report (a "- Name: value" env report: transformers, accelerate, llamafactory-cli env) | ds_report | unsloth (its start banner) | apt | dpkg
     cuda_build: str | None = None  # "12.1": the CUDA the package was built for (or is)
     cuda_build_num: int | None = None  # 12010
     cuda_build_major: int | None = None  # 12
@@ -696,6 +696,23 @@ class PackageVersion(Fact):
     #: for a driver package, the driver release its version names ("525.85.12" of "525.85.12-1", "450.51.06" of
     #: "450.51.06-0ubuntu1"): what the loaded kernel module's version is compared with
     driver_release: str | None = None
+
+
+@fact_kind
+class AppGpuReport(Fact):
+    """The GPU a training framework says it runs on, from the banner it prints at start (unsloth's
+    ``   \\\\   /|    NVIDIA GeForce GTX 1070. Num GPUs = 1. Max memory: 7.909 GB. Platform: Linux.`` and
+    ``O^O/ \\_/ \\    Torch: 2.5.1+cu124. CUDA: 6.1. CUDA Toolkit: 12.4. Triton: 3.1.0``): context, no fault by itself
+    (facts/parsers/python_packages.py reads its versions as ``package_version``)."""
+
+    kind: Literal["app_gpu_report"] = "app_gpu_report"
+    source: str  # the framework that printed it: "unsloth"
+    gpu_name: str | None = None  # torch.cuda.get_device_properties(0).name: "NVIDIA GeForce GTX 1070"; None: "No GPU detected"
+    gpu_count: int | None = None  # "Num GPUs = 1" (torch.cuda.device_count()), where printed
+    memory_gb: float | None = None  # "Max memory: 7.909 GB" (total_memory in GiB)
+    compute_capability: str | None = None  # "CUDA: 6.1" / "CUDA = 6.1": the device's major.minor, not a CUDA release
+    bf16: bool | None = None  # "Bfloat16 = TRUE"
+    platform: str | None = None  # "Linux"
 
 
 @fact_kind

@@ -46,7 +46,7 @@ from __future__ import annotations
 import re
 
 from stethoscope.facts.kinds.app import TorchCudaUnavailable  # noqa: F401 - the fact classes live in facts/kinds
-from stethoscope.facts.kinds.host import PackageVersion  # noqa: F401 - the fact classes live in facts/kinds
+from stethoscope.facts.kinds.host import AppGpuReport, PackageVersion  # noqa: F401 - the fact classes live in facts/kinds
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.host_info import NvidiaDriverVersion
 
@@ -161,7 +161,66 @@ _RELEVANT = re.compile(r"^(?:torch|pytorch|nvidia-[\w.-]+|cuda[\w.-]*|cupy[\w.-]
 _DETECT = re.compile(r"^(?:[-*+][ \t]+)?(?:\[(?:pip3?|conda)\]\s+)?(?:torch|nvidia-[\w-]+|cudatoolkit|pytorch)(?:==|\s+\d)|"
                      r"^\|[ \t]*`?(?:torch|nvidia-[\w-]+|cudatoolkit|pytorch)`?[ \t]*\|[ \t]*`?\d|^CUDA used to build PyTorch\s*:|^PyTorch version\s{2,}: |"
                      r"^#\s*Name\s+Version\s+Build|^sys\.platform: \w+\s*$|^- `[\w.-]{1,40}` version: \S"
-                     r"|^Package {2,}Version(?: {2,}Editable project location)?[ \t\r]*$|^DeepSpeed general environment info:", re.M)
+                     r"|^Package {2,}Version(?: {2,}Editable project location)?[ \t\r]*$|^DeepSpeed general environment info:"
+                     r"|==\(\(====\)\)==  Unsloth\b", re.M)
+
+
+# unsloth's start banners (unslothai/unsloth unsloth/models/llama.py, vision.py, loader.py: the "statistics" f-string each
+# from_pretrained prints; its trainer's at train()), an ASCII sloth at the left of each line, the fields at the right:
+#   ==((====))==  Unsloth: Fast Llama patching release 2024.5                                  (2024.1-2024.7)
+#      \\   /|    GPU: NVIDIA GeForce GTX 1080. Max memory: 7.915 GB. Platform = Linux.
+#   O^O/ \_/ \    Pytorch: 2.3.0. CUDA = 6.1. CUDA Toolkit = 11.8.
+#   \        /    Bfloat16 = FALSE. Xformers = 0.0.26.post1. FA = False.
+#    "-____-"     Free Apache license: http://github.com/unslothai/unsloth                    (unslothai/unsloth#512)
+#   ==((====))==  Unsloth 2025.3.9: Fast Qwen2 patching. Transformers: 4.49.0. vLLM: 0.7.3.   (2024.8 on: "Transformers = ",
+#      \\   /|    NVIDIA GeForce GTX 1070. Num GPUs = 1. Max memory: 7.909 GB. Platform: Linux.  "GPU: " and " = " before 2025)
+#   O^O/ \_/ \    Torch: 2.5.1+cu124. CUDA: 6.1. CUDA Toolkit: 12.4. Triton: 3.1.0
+#   \        /    Bfloat16 = FALSE. FA [Xformers = 0.0.28.post3. FA2 = False]
+#    "-____-"     Free license: http://github.com/unslothai/unsloth                            (unslothai/unsloth#1998)
+#   ==((====))==  Unsloth - 2x faster free finetuning | Num GPUs used = 1                     (the trainer's: counts only)
+#      \\   /|    Num examples = 51,760 | Num Epochs = 1 | Total steps = 60
+# "CUDA: 6.1" is the device's compute capability (gpu_stats.major.minor), "CUDA Toolkit" torch.version.cuda; the whole
+# banner is context (app_gpu_report, package_version of unsloth, transformers, vLLM, torch, Triton, xformers)
+_V = r"\d[\w+-]*(?:\.[\w+-]+)*"  # a version up to the sentence's full stop: "2.5.1+cu124", "0.0.28.post3"
+_UNSLOTH_ART = re.compile(r"(?:^|\s)(?:==\(\(====\)\)==  Unsloth\b|\\\\   /\|    |O\^O/ \\_/ \\    |\\        /    |\"-____-\"     )")
+_UNSLOTH_HEAD = re.compile(r"==\(\(====\)\)==  Unsloth(?:: Fast \S+ patching release (?P<old>" + _V + ")|"
+                           r" (?P<ver>" + _V + r"): Fast \S+ patching\.(?: (?:Transformers|Diffusers)(?: =|:) (?P<tf>" + _V + r")\.)?"
+                           r"(?: vLLM: (?P<vllm>" + _V + r")\.)?)")
+_UNSLOTH_GPU = re.compile(r"\\\\   /\|    (?:GPU: )?(?:No GPU detected|(?P<gpu>\S.*?)\.(?: Num GPUs = (?P<n>\d+)\.)? "
+                          r"Max memory: (?P<mem>\d+(?:\.\d+)?) GB)\. Platform(?: =|:) (?P<plat>\w+)")
+_UNSLOTH_TORCH = re.compile(r"O\^O/ \\_/ \\    (?:Pytorch|Torch): (?P<torch>" + _V + r")\.(?: CUDA(?: =|:) (?P<cc>\d+\.\d+)\."
+                            r" CUDA Toolkit(?: =|:) (?P<tk>\d+\.\d+|None)\.?(?: Triton: (?P<triton>" + _V + "))?)?")
+_UNSLOTH_BF16 = re.compile(r"\\        /    Bfloat16 = (?P<bf16>TRUE|FALSE)\.(?: FA \[Xformers = (?P<xf>" + _V + r")\.| Xformers = (?P<xf2>"
+                           + _V + r")\.)?")
+
+
+def _unsloth(b: FactBuilder, n: int, line: str, banner: dict) -> None:
+    """One line of an unsloth banner: its versions as package_version, its GPU as app_gpu_report (at the torch line or
+    the banner's end)."""
+    if (m := _UNSLOTH_HEAD.search(line)) is not None:
+        banner.clear()
+        if (ver := m["ver"] or m["old"]) is not None:
+            add_package(b, n, "unsloth", ver, "unsloth", None)
+        for name, group in (("transformers", "tf"), ("vllm", "vllm")):
+            if m[group] is not None and "Diffusers" not in line:
+                add_package(b, n, name, m[group], "unsloth", None)
+    elif (m := _UNSLOTH_GPU.search(line)) is not None:
+        banner.update(line=n, gpu_name=m["gpu"], gpu_count=int(m["n"]) if m["n"] else (0 if m["gpu"] is None else None),
+                      memory_gb=float(m["mem"]) if m["mem"] else None, platform=m["plat"])
+    elif (m := _UNSLOTH_TORCH.search(line)) is not None:
+        tk = m["tk"] if m["tk"] not in (None, "None") else None
+        add_package(b, n, "torch", m["torch"], "unsloth", _cuda_of("torch", m["torch"], None) or tk)
+        if m["triton"]:
+            add_package(b, n, "triton", m["triton"], "unsloth", None)
+        banner["compute_capability"] = m["cc"]
+    elif (m := _UNSLOTH_BF16.search(line)) is not None:
+        banner["bf16"] = m["bf16"] == "TRUE"
+        if xf := m["xf"] or m["xf2"]:
+            add_package(b, n, "xformers", xf, "unsloth", None)
+    if "line" in banner and ("-____-" in line or "bf16" in banner):
+        fields = {k: v for k, v in banner.items() if k != "line"}
+        b.add(AppGpuReport, banner["line"], source="unsloth", **fields)
+        banner.clear()
 
 
 def cuda_num(version: str) -> tuple[int, int] | None:
@@ -186,7 +245,7 @@ def _cuda_of(name: str, version: str, build: str | None) -> str | None:
 def detect(head: str) -> bool:
     if not ("==" in head or "PyTorch" in head or "cudatoolkit" in head or "Version" in head or "pytorch" in head
             or "DeepSpeed general" in head or "- torch" in head or "| torch" in head or "| nvidia-" in head or "- nvidia-" in head or "| `" in head
-            or "sys.platform" in head or "` version: " in head):
+            or "sys.platform" in head or "` version: " in head or "==((====))==  Unsloth" in head):
         return False
     return _DETECT.search(head) is not None
 
@@ -213,7 +272,13 @@ def parse(artefact: Artefact) -> ParseResult:
     cuda_built: bool | None = None  # collect_env's "CUDA used to build PyTorch": a CUDA build (None: not said)
     unavailable: int | None = None  # the line of "Is CUDA available: No / False"
     gpus_listed = 0
+    banner: dict = {}  # the unsloth banner's fields read so far (_unsloth)
+    unsloth = "==((====))==  Unsloth" in artefact.text
     for n, line in enumerate(artefact.lines, 1):
+        if unsloth and _UNSLOTH_ART.search(line) is not None:
+            result.lines_used += 1
+            _unsloth(b, n, line, banner)
+            continue
         if _PIP_LIST_HEADER.match(line) or _CONDA_HEADER.match(line):
             columns = "pip" if _PIP_LIST_HEADER.match(line) else "conda"
             result.lines_used += 1

@@ -37,7 +37,7 @@ import signal as _signal
 from typing import Any
 
 from stethoscope.facts.kinds.app import (  # noqa: F401 - the fact classes live in facts/kinds
-    DataLoaderWorkerKilled, TorchCollectiveDesync, TorchCollectiveFingerprintMismatch, TorchNcclCommAborted, TorchNcclError, TorchNcclProgress,
+    DataLoaderWorkerKilled, DeepspeedTraceInvalidated, TorchCollectiveDesync, TorchCollectiveFingerprintMismatch, TorchNcclCommAborted, TorchNcclError, TorchNcclProgress,
     TorchWatchdogTimeout, TorchWorkerFailed,
 )
 from stethoscope.facts import knowledge
@@ -84,6 +84,11 @@ BLOCKING_WAIT = r"Caught collective operation timeout: WorkNCCL\("
 _EVENT = re.compile(twe.SIGNATURE + "|" + BLOCKING_WAIT + "|" + gloo.SIGNATURE)
 
 
+#: a literal of every line _line reads (DeepSpeed ZeRO-3's trace remark: tl.DS_TRACE_INVALIDATED)
+_LINE_MARKERS = tl.MARKERS + fwd.MARKERS + twe.MARKERS + gloo.MARKERS + ("Caught collective operation timeout",
+                                                                         "Invalidate trace cache @ step")
+
+
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     b = FactBuilder(artefact, result)
@@ -97,7 +102,7 @@ def parse(artefact: Artefact) -> ParseResult:
 
     forwarded: set[tuple[int, str]] = set()  # (line, text) of messages read as a "Last error:"
     joined_to = 0  # the last line a terminal-cut message took as its continuation (tl.unwrap)
-    for no, whole, start, end in tl.marked_lines(artefact, tl.MARKERS + fwd.MARKERS + twe.MARKERS + gloo.MARKERS + ("Caught collective operation timeout",)):
+    for no, whole, start, end in tl.marked_lines(artefact, _LINE_MARKERS):
         if no <= joined_to:
             continue
         whole, end, cont = tl.unwrap(artefact.text, whole, end)
@@ -144,6 +149,13 @@ def _line(artefact: Artefact, b: FactBuilder, no: int, line: str, start: int, nx
         b.add(TorchNcclCommAborted, no, node=node, text=line, rank=grank if grank is not None else int(r) if r else None,
               reason=a["reason"])
         used.add(no)
+    if "Invalidate trace cache @ step" in line and (ds := tl.DS_TRACE_INVALIDATED.search(line)) is not None:
+        want, got = ds["want"], ds["got"] or ds["got2"]
+        b.add(DeepspeedTraceInvalidated, no, node=node, text=line, step=int(ds["step"]), got_module=int(got),
+              expected_module=int(want) if want is not None else None,
+              cache_modules=int(ds["cache"]) if ds["cache"] is not None else None)
+        used.add(no)
+        return
     if any(k in line for k in twe.MARKERS) and (ev := twe.read(line)) is not None:
         b.add(TorchWatchdogEvent, no, node=node, text=line, **{**ev, "rank": grank if grank is not None else ev["rank"]})
         used.add(no)

@@ -21,6 +21,16 @@ from stethoscope.facts.parsers.base import Artefact, FactBuilder
 #: DeepSpeed's logger's source field: [comm.py:152:init_deepspeed_backend]
 DS_SOURCE = r"\[[\w.-]+\.py:\d+:\w+\] "
 
+# DeepSpeed ZeRO-3's prefetcher dropping its module trace (deepspeed/runtime/zero/partitioned_param_coordinator.py
+# trace_prologue, print_rank_0(..., force=True), the same two f-strings from 0.9 to 0.16):
+#   f"Invalidate trace cache @ step {self.__step_id}: expected module {expected_module_id}, but got module {sub_module.id}"
+#   f"Invalidate trace cache @ step {self.__step_id} and module {sub_module.id}: cache has only {len(...)} modules"
+#   3%|▎         | 270/9847 [05:50<3:17:42,  1.24s/it]Invalidate trace cache @ step 1: expected module 25, but got module 323
+#     (deepspeedai/DeepSpeed#5008: after tqdm's bar, on its line)
+#   Invalidate trace cache @ step 0 and module 1458: cache has only 0 modules      (the second form, DeepSpeed's f-string filled in)
+DS_TRACE_INVALIDATED = re.compile(r"Invalidate trace cache @ step (?P<step>\d+)(?:: expected module (?P<want>\d+), but got module "
+                                  r"(?P<got>\d+)| and module (?P<got2>\d+): cache has only (?P<cache>\d+) modules)")
+
 # ncclGetErrorString()'s texts that name a failure (NVIDIA/nccl src/init.cc; the "(run with NCCL_DEBUG=...)"
 # hints and " - please report ..." came in later releases): the start of each
 NCCL_RESULT_TEXT = r"(?:unhandled (?:cuda|system) error|internal error|invalid (?:argument|usage)|remote process exited)"

@@ -310,3 +310,35 @@ def test_pip_list_known_by_its_header():
     assert python_packages.detect(text)
     r = _parse(python_packages, "python_packages/deepspeed3318_pip_list_header_cut.txt")
     assert _pkgs(r) == {("deepspeed", "pip"): ("0.8.3", None, None), ("flash-attn", "pip"): ("1.0.4", None, None)}
+
+
+@pytest.mark.parametrize("rel,gpu,packages", [
+    # unsloth's banners, both generations (unslothai/unsloth#1998: 2025.3.9; #512: 2024.5): context read as facts
+    ("python_packages/unsloth1998_banner_gtx1070_cc61.txt", ("NVIDIA GeForce GTX 1070", 1, 7.909, "6.1", False),
+     {"unsloth": "2025.3.9", "transformers": "4.49.0", "vllm": "0.7.3", "torch": "2.5.1+cu124", "triton": "3.1.0",
+      "xformers": "0.0.28.post3"}),
+    ("python_packages/unsloth512_banner_2024.5_gtx1080.txt", ("NVIDIA GeForce GTX 1080", None, 7.915, "6.1", False),
+     {"unsloth": "2024.5", "torch": "2.3.0", "xformers": "0.0.26.post1"}),
+])
+def test_unsloth_banner(rel, gpu, packages):
+    r = _parse(python_packages, rel)
+    (g,) = [f for f in r.facts if f.kind == "app_gpu_report"]
+    assert (g.gpu_name, g.gpu_count, g.memory_gb, g.compute_capability, g.bf16) == gpu
+    assert {f.package: f.version for f in r.facts if f.kind == "package_version" and f.manager == "unsloth"} == packages
+    torch = next(f for f in r.facts if f.kind == "package_version" and f.package == "torch")
+    assert torch.cuda_build == ("12.4" if "1998" in rel else "11.8")  # its +cu124, else "CUDA Toolkit = 11.8"
+
+
+def test_unsloth_trainer_banner_and_no_gpu_form():
+    # CONSTRUCTED from unsloth's f-strings: the trainer's counts (no versions) and the no-GPU form of the diffusion loader
+    text = ("==((====))==  Unsloth - 2x faster free finetuning | Num GPUs used = 1\n"
+            "   \\\\   /|    Num examples = 51,760 | Num Epochs = 1 | Total steps = 60\n"
+            "==((====))==  Unsloth 2025.6.1: Fast DiffusionModel patching. Diffusers: 0.33.1\n"
+            "   \\\\   /|    No GPU detected. Platform: Linux.\n"
+            "O^O/ \\_/ \\    Torch: 2.7.0. Bfloat16 = FALSE.\n"
+            ' "-____-"     Free license: http://github.com/unslothai/unsloth\n')
+    r = _parse(python_packages, text=text)
+    (g,) = [f for f in r.facts if f.kind == "app_gpu_report"]
+    assert (g.gpu_name, g.gpu_count) == (None, 0)
+    assert {f.package for f in r.facts if f.kind == "package_version"} == {"unsloth", "torch"}
+    assert r.lines_used == 6

@@ -1205,3 +1205,19 @@ def test_a_forwarded_message_nccl_log_reads_bare_is_one_fact(text):
     assert "train.log:4:torch_nccl_error" in torch_ids
     assert not torch_ids & nccl_ids
     assert any(i.startswith("train.log:4:") for i in nccl_ids)
+
+
+@pytest.mark.parametrize("text,want", [
+    # deepspeedai/DeepSpeed#5008: after tqdm's bar, on its line
+    ("  3%|▎         | 270/9847 [05:50<3:17:42,  1.24s/it]Invalidate trace cache @ step 1: expected module 25, but got module 323\n"
+     "[E ProcessGroupNCCL.cpp:467] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=211067, "
+     "OpType=_ALLGATHER_BASE, NumelIn=2359296, NumelOut=18874368, Timeout(ms)=1800000) ran for 1800001 milliseconds before timing out.\n",
+     [(1, 323, 25, None)]),
+    # CONSTRUCTED from DeepSpeed's second f-string (partitioned_param_coordinator.py trace_prologue)
+    ("Invalidate trace cache @ step 0 and module 1458: cache has only 0 modules\n", [(0, 1458, None, 0)]),
+    # not DeepSpeed's: another program's cache
+    ("Invalidate trace cache for step 3\n", []),
+])
+def test_deepspeed_trace_invalidated(text, want):
+    facts = [f for f in parse_text(text).facts if f.kind == "deepspeed_trace_invalidated"]
+    assert [(f.step, f.got_module, f.expected_module, f.cache_modules) for f in facts] == want
