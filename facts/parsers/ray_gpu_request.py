@@ -85,12 +85,12 @@ _VLLM_GPUS_EXCEED = re.compile(r"\bThe number of required GPUs exceeds the total
 #   ValueError("Not enough resources to allocate %s DP ranks on DP master node %s, possible to fit %s DP ranks", ...)
 #   (later releases; a logger's format given to ValueError, so Python prints the arguments' tuple)
 #   ValueError(f"Not enough resources to allocate {dp_size_local} DP ranks on DP master node {dp_master_ip}, possible to
-#   fit {dp_size_available} DP ranks.")   (the releases with VLLM_RAY_DP_PACK_STRATEGY, PR #23849 on)
+#   fit {dp_size_available} DP ranks.")   (the releases with VLLM_RAY_DP_PACK_STRATEGY)
 #   ValueError(f"Not enough resources to allocate {dp_size} placement groups, only created {len(placement_groups)}
 #   placement groups. Available resources: {available_resources}")
 #   assert len(n_node_devices) * max_device_per_node >= world_size * dp_size, (f"Not enough total available nodes
 #   ({len(n_node_devices)}) and devices per node ({max_device_per_node}) to satisfy required world size {world_size} and
-#   data parallel size {dp_size}")   (VLLM_RAY_DP_PACK_STRATEGY=span, PR #26367 on: a DP rank over several nodes)
+#   data parallel size {dp_size}")   (VLLM_RAY_DP_PACK_STRATEGY=span: a DP rank over several nodes)
 #   assert n_node_devices, f"No {device_str} found in Ray cluster."   (no node of the Ray cluster offers a GPU)
 # ValueError: Not enough resources to allocate 2 placement groups, only created 1 placement groups. Available resources: {'42b4896ba1c9868d50df871c7698060b6f43eb10080dc8a8e8868c6b': {'CPU': 8.0, ...   (ray-project/kuberay#4366)
 # ValueError: ('Not enough resources to allocate %s DP ranks on DP master node %s, possible to fit %s DP ranks', 4, '10.0.0.5', 2)   (CONSTRUCTED from the call)
