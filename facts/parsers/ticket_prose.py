@@ -384,7 +384,9 @@ def measurements(lines: list[str]) -> dict[int, tuple[str, str, str]]:
 # in some; facts/lines.py takes the label off, a text read raw keeps it), and logrus's text form (time="<RFC 3339>" level=... msg=...), what
 # is left of a journal line once its label comes off (NVIDIA/gpu-operator#432, containerd's journal):
 # nov 02 18:00:58 beck containerd[10237]: time="2022-11-02T18:00:58.738797825+02:00" level=error msg="RunPodSandbox for &PodSandboxMetadata{Name:gpu-feature-discovery-qfjgk,...} failed, error" error="failed to get sandbox runtime: ..."
-_LOG_LINE = re.compile(r"^\s*(?:\[?\d{2,4}[-/.]\d\d[-/.]\d\d|\[?\d\d:\d\d:\d\d|[IWEF]\d{4} \d\d:|\[?(?:INFO|WARN(?:ING)?|ERROR|DEBUG"
+# and nvidia-smi's banner row, a program's output whose versions its own reader reads (nvidia_smi_table), alone too:
+# | NVIDIA-SMI 525.125.06   Driver Version: 525.125.06   CUDA Version: 12.0     |      (gpuopenanalytics/pynvml#48, pasted alone)
+_LOG_LINE = re.compile(r"^\s*(?:\|\s*NVIDIA-SMI \d|\[?\d{2,4}[-/.]\d\d[-/.]\d\d|\[?\d\d:\d\d:\d\d|[IWEF]\d{4} \d\d:|\[?(?:INFO|WARN(?:ING)?|ERROR|DEBUG"
                        r"|FATAL|CRITICAL|TRACE)\b|[A-Za-z]{3} [ \d]\d \d\d:\d\d:\d\d\b|time=\"?\d{4}-\d\d-\d\dT\d\d:\d\d)")
 
 
