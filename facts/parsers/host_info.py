@@ -118,7 +118,7 @@ def _modinfo_versions(text: str):
                 out.append((at, stripped, None, None))
                 continue
         if (f := MODINFO_FIELD.match(line)) is None:
-            if stripped and block is not None and not block.get("parm_cont"):
+            if stripped and block is not None:
                 close()
                 block, cmd_mod = None, None
             continue
