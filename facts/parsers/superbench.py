@@ -83,13 +83,11 @@ def parse(artefact: Artefact) -> ParseResult:
     reasons: dict[str, tuple[int, str]] = {}  # benchmark -> micro_base's line for it
     node: str | None = None
     for n, line in enumerate(artefact.lines, 1):
-        if not any(k in line for k in _MARKERS):
-            if (m := _NODE.search(line)) is not None:
-                node = m["node"]
-            continue
-        used = False
         if (m := _NODE.search(line)) is not None:
             node = m["node"]
+        if not any(k in line for k in _MARKERS):
+            continue
+        used = False
         for m in _RESULT.finditer(line):
             used = True
             code = int(m["code"])
