@@ -9,14 +9,14 @@ ollama#12136 after the fix, ollama#11676's docker logs)::
     time=2025-11-12T03:11:01.218Z level=INFO source=types.go:42 msg="inference compute" id=GPU-cdf3c132-675f-077e-3bf7-99d79213d062 filter_id="" library=CUDA compute=9.0 name=CUDA0 description="NVIDIA H100 80GB HBM3" libdirs=ollama driver=12.9 pci_id=0000:19:00.0 type=discrete total="79.6 GiB" available="79.2 GiB"
     time=2025-08-14T06:57:20.494Z level=INFO source=images.go:477 msg="total blobs: 66"
 
-Facts: ``ollama_gpu`` for each ``inference compute`` line (a GPU the server will use: its
+Facts: ``ollama_gpu`` for each ``inference compute`` line of a GPU (a GPU the server will use: its
 UUID, bus id where printed, product name, compute capability, and ``driver_cuda``: the CUDA
 version the driver supports, as ollama reads it from ``cuDriverGetVersion``);
 ``ollama_runner_exit`` for the server's report that the runner it started is gone (``msg="llama
 runner terminated"``, ``msg="error loading llama server"``, also where a paste cut the line inside
 that msg): the runner's own error is in the same log before it, so the line is its echo
 (knowledge/fact_polarity.yaml); ``ollama_gpu_discovery_failed`` for the server's report, at any level, that its GPU discovery failed or found no
-GPU (``msg="no compatible GPUs were discovered"``, a GPU library it could not load or initialise: ``_DISCOVERY``), an
+GPU (``msg="no compatible GPUs were discovered"``, the ``inference compute`` line of its CPU fallback, ``library=cpu``, a GPU library it could not load or initialise: ``_DISCOVERY``), an
 echo where the same file's failure is reported (a CUDA status the line quotes is cuda_app's);
 ``ollama_log_error`` for each other ``level=ERROR`` line (its
 ``msg``), so that a failure ollama logged is never read as nothing. CUDA errors quoted in any line
@@ -142,6 +142,7 @@ def _runner_exit(msg: str, rest: str) -> tuple[str | None, bool]:
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     b = FactBuilder(artefact, result)
+    failed_before = False
     for n, line in enumerate(artefact.lines, 1):
         if "source=" not in line or (m := _SLOG.search(line)) is None:
             continue
@@ -151,6 +152,14 @@ def parse(artefact: Artefact) -> ParseResult:
             sym = _MISSING_SYMBOL.search(failed)
             b.add(OllamaGpuDiscoveryFailed, n, message=failed[:300], library=kv.get("library") or None,
                   missing_symbol=sym["sym"] if sym else None)
+            failed_before = True
+        elif msg == "inference compute" and (kv.get("library") or "").lower() == "cpu":
+            # the CPU fallback: discover/types.go LogDetails logs it only "when bootstrap discovery found no GPUs"
+            # (0.12+: id=cpu library=cpu; 0.1-0.11's GpuInfoList held the CPU's entry only when no GPU was found:
+            # id=0 library=cpu variant=avx2 driver=0.0), so the server runs every model on the CPU; a fact of its own
+            # only where no discovery failure before it in the file says so already (its consequence, one finding)
+            if not failed_before:
+                b.add(OllamaGpuDiscoveryFailed, n, message="inference compute on the CPU (library=cpu): no GPU discovered")
         elif msg == "inference compute":
             bus = kv.get("pci_id")
             b.add(OllamaGpu, n, gpu_uuid=kv.get("id") or None,

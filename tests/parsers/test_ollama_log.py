@@ -113,9 +113,26 @@ def test_discovery_failure_real_llama_server_runner():
     # ollama/ollama#16970: the discovery runner (llama-server --list-devices) crashed; the server runs on the CPU
     text = (FIX / "ollama16970_llama_server_discovery_failed_cut.log").read_text()
     facts = parse_text(text).facts
-    assert [f.kind for f in facts] == ["ollama_gpu_discovery_failed", "ollama_gpu"]
+    # its CPU fallback line (line 5: ollama 0.12+'s id=cpu library=cpu) is the failure's consequence, never a GPU in use
+    assert [f.kind for f in facts] == ["ollama_gpu_discovery_failed"]
     assert facts[0].message.startswith("failure during llama-server GPU discovery: llama-server --list-devices failed: "
                                        "exit status 0xc0000005")
+
+
+@pytest.mark.parametrize("line", [
+    # ollama/ollama#16970 (the fixture above, line 5): 0.12+'s CPU fallback, pasted alone (session 54's fragment
+    # audit, seed 5401, read this window HEALTHY before)
+    'time=2026-06-30T15:57:39.302+08:00 level=INFO source=types.go:50 msg="inference compute" id=cpu library=cpu '
+    'compute="" name=cpu description=cpu libdirs=ollama driver="" pci_id="" type="" total="15.8 GiB" available="6.1 GiB"',
+    # CONSTRUCTED in the form of 0.5-0.11's GpuInfoList.LogDetails (gpu/types.go: slog.Info("inference compute", "id",
+    # g.ID, "library", g.Library, "variant", g.Variant, ...)) for the CPU entry GetGPUInfo returns when no GPU was found
+    'time=2025-03-01T10:00:00.000Z level=INFO source=types.go:130 msg="inference compute" id=0 library=cpu variant=avx2 '
+    'compute="" driver=0.0 name="" total="31.3 GiB" available="28.2 GiB"',
+])
+def test_cpu_fallback_is_no_gpu_discovered(line):
+    (f,) = parse_text(line).facts
+    assert (f.kind, f.library, f.message) == ("ollama_gpu_discovery_failed", None,
+                                              "inference compute on the CPU (library=cpu): no GPU discovered")
 
 
 @pytest.mark.parametrize("line, message", [
