@@ -34,6 +34,10 @@ class CommandLine(Fact):
     #: the container's CUDA_VISIBLE_DEVICES names an index it does not have: the GPUs passed in are numbered
     #: from 0 inside the container, so an index >= gpus_passed (the host's numbering) names no device
     visible_devices_beyond_gpus: bool = False
+    #: a container run given the NVIDIA device nodes (--device /dev/nvidia0, /dev/nvidiactl, /dev/nvidia-uvm) with no
+    #: GPU request of the NVIDIA runtime (no --gpus, --runtime=nvidia, CDI device, nvidia-docker) and no volume of the
+    #: driver's libraries: the devices are there, the user-space driver (libcuda, libnvidia-ml) is not mounted in
+    nvidia_devices_without_runtime: bool = False
 
 
 @fact_kind

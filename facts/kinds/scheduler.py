@@ -200,6 +200,9 @@ class K8sContainerWaiting(Fact):
     reason: str
     k8s_node: str | None = None
     gpu_stack_role: str | None = None  # the part of the node GPU stack the pod runs (kubectl_daemonsets.role_of its DaemonSet)
+    #: get pods' RESTARTS where the row is a pod held in its init containers (``Init:3/4`` with restarts: an init
+    #: container failed that many times and is being run again); None elsewhere
+    restarts: int | None = None
 
 
 @fact_kind
@@ -220,6 +223,10 @@ class K8sPodEvent(Fact):
     #: error ("infiniBand SRI-OV CNI failed to configure VF \"VF ib4 GUID is not valid\""); None for any other event
     network: str | None = None
     network_error: str | None = None
+    #: an Unhealthy event: the kubelet's probe that failed (startup, liveness, readiness) and what the probe printed
+    #: (None where it printed nothing: an exec probe's command exited non-zero silently)
+    probe: str | None = None
+    probe_output: str | None = None
 
 
 @fact_kind

@@ -26,6 +26,14 @@ are numbered from 0 inside the container, so the host's index of a GPU passed al
 
     docker run -d --name embedding --gpus '"device=2"' --env CUDA_VISIBLE_DEVICES=2 -p 7862:80 ...
 
+A container run given
+the NVIDIA device nodes with ``--device`` but no GPU request of the NVIDIA runtime and no volume of the driver's
+libraries has ``nvidia_devices_without_runtime``: the container sees the devices and has no libcuda or
+libnvidia-ml to use them (NVIDIA/nvidia-docker#24)::
+
+    docker run --device /dev/nvidia-uvm:/dev/nvidia/uvm --device /dev/nvidia0:/dev/nvidia0 --device  \\
+    /dev/nvidiactl:/dev/nvidiactl -it nvidia/cuda:7.0-cudnn3-devel bash
+
 A command continued
 with a trailing backslash is read whole; its evidence is its first line.
 """
@@ -140,6 +148,35 @@ def _beyond(visible: str, passed: int) -> bool:
     return any(e.strip().isdigit() and int(e) >= passed for e in visible.split(","))
 
 
+# docker run --device /dev/nvidia-uvm:/dev/nvidia/uvm --device /dev/nvidia0:/dev/nvidia0 --device  \
+#     /dev/nvidiactl:/dev/nvidiactl -it nvidia/cuda:7.0-cudnn3-devel bash          (NVIDIA/nvidia-docker#24)
+# The device nodes alone give a container no driver: libcuda.so and libnvidia-ml.so are the host driver's user-space
+# half, which the NVIDIA runtime's hook (--gpus, --runtime=nvidia, a CDI device, nvidia-docker 1.x's volume) mounts in;
+# a run that binds them itself names them in a volume (-v /usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1:..., a driver
+# folder such as /usr/local/nvidia: utkuozdemir/nvidia_gpu_exporter's documented run).
+_NVIDIA_NODE = re.compile(r"^/dev/nvidia(?:\d+|ctl|-uvm|-uvm-tools|-modeset)?(?::|$)")
+_DRIVER_VOLUME = re.compile(r"libcuda|libnvidia|/nvidia(?:/|-driver|$)|nvidia_driver|/usr/local/nvidia")
+
+
+def _nvidia_devices_without_runtime(tokens: list[str]) -> bool:
+    """Whether the options before the image pass NVIDIA device nodes (--device) and bind no driver library."""
+    devices = volumes = False
+    i = 0
+    while i < len(tokens) and tokens[i].startswith("-"):
+        t, val = tokens[i], None
+        if "=" in t:
+            t, val = t.split("=", 1)
+        elif t in _VALUED and i + 1 < len(tokens):
+            val = tokens[i + 1]
+            i += 1
+        if val is not None and t == "--device" and _NVIDIA_NODE.match(val):
+            devices = True
+        elif val is not None and t in ("-v", "--volume", "--mount") and _DRIVER_VOLUME.search(val):
+            volumes = True
+        i += 1
+    return devices and not volumes
+
+
 def _shared_memory_only(tokens: list[str]) -> bool:
     """``mpirun -n 2 --mca pml ob1 --mca btl sm,self ...`` (openucx/ucx#8746): the ob1 PML with only shared-memory
     and loopback BTLs (a ``^`` list excludes, so it allows the rest)."""
@@ -183,7 +220,8 @@ def parse(artefact: Artefact) -> ParseResult:
                 visible = _env(tokens[1:]).get("CUDA_VISIBLE_DEVICES")
                 passed = _gpus_passed(opts["--gpus"]) if opts.get("--gpus") else None
                 fields.update(cuda_visible_devices=visible, gpus_passed=passed,
-                              visible_devices_beyond_gpus=visible is not None and passed is not None and _beyond(visible, passed))
+                              visible_devices_beyond_gpus=visible is not None and passed is not None and _beyond(visible, passed),
+                              nvidia_devices_without_runtime=gpus is None and _nvidia_devices_without_runtime(tokens[1:]))
         b.add(CommandLine, n, program=program, args=args[:400], **fields)
         result.lines_used += 1
     return result

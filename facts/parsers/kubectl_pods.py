@@ -49,7 +49,10 @@ read as ``get pods`` rows (canonical/microk8s#1370).
 
 Rows pasted without their header are read when whole in kubectl's form (a duration for AGE, a word
 for STATUS: canonical/microk8s#2634's ``-A`` rows). ``Running``, ``Pending``, ``Completed``, ``ContainerCreating``, ``PodInitializing``,
-``Init:N/M`` and ``Terminating`` give no fact (the line is read). The kubelet's own log line for
+``Init:N/M`` and ``Terminating`` give no fact (the line is read), except ``Init:N/M`` with RESTARTS above 0: an init
+container that failed and is being run again, the pod held in init (the validator's ``Init:3/4  9 (6m52s ago)``,
+NVIDIA/gpu-operator#2550), a ``k8s_container_waiting`` of reason ``Init:N/M`` with its ``restarts``, its container
+named from the GPU Operator validator's init order where the pod is that validator. The kubelet's own log line for
 a pod it cannot start (``Error syncing pod ... failed to "StartContainer" for "<container>" with
 CrashLoopBackOff: "back-off ... pod=<pod>_<namespace>(<uid>)"``, NVIDIA/gpu-operator#8) is that
 container's ``k8s_container_waiting``; the Kubeflow training operator's event ``Error pod <pod> container
@@ -435,8 +438,17 @@ def _echoes(msg: str, pod: str, failed: set[tuple[str, str]]) -> bool:
 _NOT_SHOWN = "(not shown)"
 
 
+# The kubelet's prober (pkg/kubelet/prober/prober.go: recorder.Eventf(..., events.ContainerUnhealthy, "%s probe failed: %s",
+# probeType, output), reason "Unhealthy"; "%s probe errored: %s" where the probe could not run), every release since 1.16
+# (Startup since 1.16, Liveness and Readiness before). An exec probe whose command exits non-zero printing nothing leaves
+# the output empty (the GPU Operator's driver container's startup probe runs nvidia-smi):
+#   Warning  Unhealthy     2m30s (x10 over 4m)  kubelet            Startup probe failed:        (NVIDIA/gpu-operator#388)
+_PROBE = re.compile(r"^(?P<probe>Startup|Liveness|Readiness) probe (?:failed|errored)(?: and resulted in \w+ state)?:[ \t]*(?P<out>.*)$")
+
+
 def _event(b: FactBuilder, n: int, pod: str, node: str | None, reason: str, source: str, msg: str, count: str | None) -> None:
     """A Warning event (describe's Events row or a get events row): the resources a FailedScheduling says no node had."""
+    probe = _PROBE.match(msg.strip()) if reason == "Unhealthy" else None
     res = [r["res"] for r in _INSUFFICIENT.finditer(msg)] if "Insufficient" in msg else []
     cni = _CNI_ADD.search(msg) if "error adding container to network" in msg else None
     if cni is not None and pod == UNNAMED and cni["pod"]:
@@ -445,7 +457,9 @@ def _event(b: FactBuilder, n: int, pod: str, node: str | None, reason: str, sour
           insufficient=",".join(res), insufficient_gpu=any(r.endswith("/gpu") for r in res),
           insufficient_rdma=any(_RDMA_RESOURCE.match(r) is not None for r in res),
           network=cni["net"] if cni is not None else None,
-          network_error=cni["err"].split(_CNI_CLEANUP, 1)[0].removesuffix("]").strip()[:300] if cni is not None else None)
+          network_error=cni["err"].split(_CNI_CLEANUP, 1)[0].removesuffix("]").strip()[:300] if cni is not None else None,
+          probe=probe["probe"].lower() if probe is not None else None,
+          probe_output=(probe["out"].strip()[:300] or None) if probe is not None else None)
 
 
 def _node(b: FactBuilder, k8s_node: str | None) -> str | None:
@@ -482,11 +496,37 @@ def _state(b: FactBuilder, lines: list[str], n: int, m: re.Match, where: dict) -
     return n
 
 
+# The GPU Operator's validator pod runs its validations as init containers in this order, every release since v1.7
+# (assets/state-operator-validation/0500_daemonset.yaml: driver-validation, toolkit-validation, cuda-validation,
+# plugin-validation), so Init:3/4 names the plugin validation:
+# nvidia-operator-validator-rv4qn   0/1   Init:3/4   9 (6m52s ago)   45m   10.244.0.25   collarquill   ...   (NVIDIA/gpu-operator#2550)
+_VALIDATOR_INITS = ("driver-validation", "toolkit-validation", "cuda-validation", "plugin-validation")
+
+
+def _init_restarting(b: FactBuilder, n: int, m: re.Match, status: str) -> None:
+    """``Init:N/M`` with RESTARTS above 0 (kubectl's printPod: init container N, counted from 0, is running and
+    the pod's init containers were restarted that many times): an init container that keeps failing and is run
+    again, the pod held before its main container. The listing's moment can fall between the failures, when
+    STATUS shows Init:Error or Init:CrashLoopBackOff instead."""
+    restarts = int(m["restarts"])
+    if restarts == 0:
+        return
+    index, total = (int(x) for x in status[len("Init:"):].split("/"))
+    role = stack_role(m["pod"])
+    container = (_VALIDATOR_INITS[index] if role == "operator-validator" and total == len(_VALIDATOR_INITS)
+                 and index < total else f"(init container {index + 1} of {total})")
+    b.add(K8sContainerWaiting, n, reason=status, restarts=restarts, pod=m["pod"], container=container,
+          gpu_stack_role=role, node=_node(b, m["node"]))
+
+
 def _row(b: FactBuilder, n: int, m: re.Match) -> None:
     """A ``get pods`` STATUS is the pod's own reason, else (kubectl's printPod) the reason a container
     (an init container: ``Init:`` before it) waits or terminated for: each read as its own fact."""
     status = m["status"]
-    if status in _ORDINARY or _INIT_PROGRESS.match(status):
+    if _INIT_PROGRESS.match(status):
+        _init_restarting(b, n, m, status)
+        return
+    if status in _ORDINARY:
         return
     reason = status.split(":", 1)[1] if status.startswith("Init:") else status
     container = "(an init container)" if status.startswith("Init:") else UNNAMED

@@ -54,6 +54,17 @@ def _parse(mod, name: str):
     ("kubectl_pods/microk8s2634_get_pods_all_namespaces_no_header.txt",
      [("k8s_container_terminated", 9, {"pod": "nvidia-operator-validator-gmp5w", "container": "(an init container)",
                                        "reason": "Error", "exit_code": None, "oom_killed": False})]),
+    # the validator held in init, its fourth init container (plugin-validation) run again 9 times (NVIDIA/gpu-operator#2550)
+    ("kubectl_pods/gpuoperator2550_validator_init_3_of_4_restarts.txt",
+     [("k8s_container_waiting", 2, {"pod": "nvidia-operator-validator-rv4qn", "container": "plugin-validation",
+                                    "reason": "Init:3/4", "restarts": 9, "gpu_stack_role": "operator-validator",
+                                    "node": "collarquill"})]),
+    # OpenShift's oc get pods (NVIDIA/gpu-operator#1848): the cuda-validator's Init:Error, the validator's Init:2/4 with 41
+    # restarts its cuda-validation; the Running rows with restarts nothing
+    ("kubectl_pods/gpuoperator1848_validator_init_2_of_4_41_restarts.txt",
+     [("k8s_container_terminated", 6, {"pod": "nvidia-cuda-validator-wgs28", "reason": "Error"}),
+      ("k8s_container_waiting", 12, {"pod": "nvidia-operator-validator-99l6b", "container": "cuda-validation",
+                                     "reason": "Init:2/4", "restarts": 41})]),
     ("kubectl_pods/gpumanager182_pod_unexpected_admission.txt",
      [("k8s_pod_status", 1, {"status": "UnexpectedAdmissionError", "rejected": "device_admission", "out_of": None})]),
     # get pods -o wide rows, the header cut by grep (GoogleCloudPlatform/container-engine-accelerators#100): the three
