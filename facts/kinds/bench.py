@@ -511,3 +511,67 @@ class SuperbenchBenchmarkFailed(Fact):
     outcome: Literal["not_run", "run_failed", "result_unreadable"]
     ranks: str | None = None  # the ranks (GPUs or processes) with this code, "0-7"; None: the key named none
     reason: str | None = None  # the log's own line for it: "The binary does not exist - benchmark: cudnn-function, ..."
+
+
+@fact_kind
+class HplResidualCheck(Fact):
+    """HPL's check of one solve's answer (HPL_pdtest.c: ``||Ax-b||_oo/(eps*(||A||_oo*||x||_oo+||b||_oo)*N)= <resid>
+    ...... PASSED|FAILED``, the scaled residual against HPL.dat's threshold, 16.0 by default), with the figures of the
+    run's result row above it (``WR11C2R4  8000  256  1  8  40.05  8.5251e+00``). A FAILED residual is a wrong answer:
+    the node solved the system to garbage however fast it ran."""
+
+    kind: Literal["hpl_residual_check"] = "hpl_residual_check"
+    passed: bool
+    residual: float | None = None  # the scaled residual; None where HPL printed nan or inf
+    residual_text: str = ""  # as printed: "nan", "4.04326757e-03", "0.0013903"
+    variant: str | None = None  # the result row's encoded variant: "WR11C2R4"
+    n: int | None = None  # the order of the matrix
+    nb: int | None = None
+    p: int | None = None
+    q: int | None = None
+    gflops: float | None = None  # the row's rate (a wrong answer's rate means nothing)
+
+
+@fact_kind
+class HplTestsSummary(Fact):
+    """HPL's closing count of its tests (HPL_pddriver.c: ``N tests completed and passed residual checks,``, ``N tests
+    completed and failed residual checks,``, ``N tests skipped because of illegal input values.``, and, where HPL.dat's
+    threshold is 0 or less, ``N tests completed without checking,``), as much of it as the paste holds (None: that line
+    not in it)."""
+
+    kind: Literal["hpl_tests_summary"] = "hpl_tests_summary"
+    passed: int | None = None
+    failed: int | None = None
+    skipped: int | None = None  # skipped for illegal input values (or a solve that returned an error code)
+    unchecked: int | None = None  # completed without checking: the answer was never compared
+    #: the tests whose answer HPL never compared: skipped plus completed without checking (0 where the paste holds
+    #: neither count)
+    uncompared: int = 0
+
+
+@fact_kind
+class SuperbenchBenchmarkNoResult(Fact):
+    """A SuperBench benchmark that left no result, so no return code either: the executor found no implementation of it
+    for the platform it detected (registry.py ``Benchmark has no implementation, name: X, platform: CPU``, executor.py
+    ``Executor failed in X, invalid context.``) or raised (``Executor failed in X.`` with no code logged), and wrote
+    ``[null]`` as its results, which the runner then cannot read (runner.py ``Invalid content in JSON file: <path>``), or
+    the results file is not JSON at all (``Invalid JSON file: <path>``: cut short, the executor killed while writing).
+    One fact per node and benchmark, its lines merged."""
+
+    kind: Literal["superbench_benchmark_no_result"] = "superbench_benchmark_no_result"
+    benchmark: str  # "gemm-flops", "cublas-function"
+    #: what the lines say: no_implementation (the registry has none for the detected platform: it never ran),
+    #: invalid_context (the executor could not launch it: the same, or an unknown benchmark), exception (it raised),
+    #: no_result (the runner found its results empty: one of those, the executor's log on that node says which),
+    #: results_unreadable (its results file is not JSON)
+    how: Literal["no_implementation", "invalid_context", "exception", "no_result", "results_unreadable"]
+    platform: str | None = None  # the platform SuperBench detected, from the registry's line: "CPU", "CUDA", "ROCM"
+    #: SuperBench took the node for a CPU one: it found no GPU device (executor.py __get_platform: /dev/nvidiactl and
+    #: /dev/nvidia-uvm character devices for NVIDIA, /dev/kfd and /dev/dri for AMD), so a GPU benchmark has nothing to run
+    no_gpu_device: bool = False
+    ranks: str | None = None  # the ranks whose results the runner could not read, "0" or "0-7"
+    #: what the lines say, in words: "SuperBench found no GPU device ... took the node for a CPU one", "the runner found
+    #: its results empty ..."
+    reason: str = ""
+    #: every benchmark of the same node and text that left no result, in the order read: "cublas-function, gemm-flops"
+    node_benchmarks: str = ""
