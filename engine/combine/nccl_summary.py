@@ -300,7 +300,7 @@ def gpu_shared(warns: list[Fact], ranks: list[Fact]) -> list[Fact]:
     warned: dict[tuple[str, str], list[Fact]] = defaultdict(list)
     for w in warns:
         warned[(w.node, w.bus_id)].append(w)
-    for (node, bus), ws in sorted(warned.items()):
+    for (node, bus), ws in sorted(warned.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
         who = sorted({r for w in ws for r in (w.rank, w.other_rank)})
         out.append(_make(NcclGpuShared, ws[0], ws, f"{node}:{bus}", bus_id=bus, ranks=", ".join(map(str, who)),
                          basis="nccl_warning"))

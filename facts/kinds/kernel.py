@@ -684,7 +684,7 @@ class KernelModuleLoadFailure(Fact):
                     "not_permitted", "no_device", "invalid_argument", "already_loaded", "not_found", "other"]
     symbol: str | None = None  # kernel log: the symbol the running kernel does not export
     message: str
-    source: Literal["modprobe", "kernel", "nvidia-installer", "openibd"]
+    source: Literal["modprobe", "modinfo", "kernel", "nvidia-installer", "openibd"]
 
 
 @fact_kind

@@ -735,7 +735,7 @@ class NcclDuplicateGpu(NcclLineFact):
     kind: Literal["nccl_duplicate_gpu"] = "nccl_duplicate_gpu"
     rank: int
     other_rank: int
-    bus_id: str  # canonical dddd:bb:dd.f of NCCL's busId
+    bus_id: str | None = None  # canonical dddd:bb:dd.f of NCCL's busId; None where the paste leaves the device out
 
 
 @fact_kind
@@ -1032,7 +1032,7 @@ class NcclGpuShared(Fact):
     same node and busId for different ranks (``init_lines``)."""
 
     kind: Literal["nccl_gpu_shared"] = "nccl_gpu_shared"
-    bus_id: str
+    bus_id: str | None = None  # None: NCCL's warning pasted without its device
     ranks: str  # "0, 2, 4"
     basis: Literal["nccl_warning", "init_lines"]
     sources: str

@@ -428,6 +428,21 @@ BF16_UNSUPPORTED = re.compile(
     r"|\bCurrent CUDA Device does not support bfloat16\b")
 BF16_MARKERS = ("Bfloat16 is only supported on GPUs", "Current CUDA Device does not support bfloat16")
 
+# RuntimeError: Found NVIDIA GeForce GTX 1080 Ti which is too old to be supported by the triton GPU compiler, which is used as the backend. Triton only supports devices of CUDA Capability >= 7.0, but your device is of CUDA capability 6.1   (MIC-DKFZ/nnUNet#2188)
+# [2024-06-18 23:38:49,504] torch._dynamo.convert_frame: [WARNING] RuntimeError: Found NVIDIA GeForce GTX TITAN X which is too old to be supported by the triton GPU compiler, which is used as the backend. Triton only supports devices of CUDA Capability >= 7.0, but your device is of CUDA capability    (2noise/ChatTTS#235's comment, cut before the number)
+#   (PyTorch's inductor, not Triton, checks the GPU before it compiles for it: torch/_inductor/scheduler.py create_backend
+#   raises RuntimeError(f"Found {device_props.name} which is too old to be supported by the triton GPU compiler, which is
+#   used as the backend. Triton only supports devices of CUDA Capability >= 7.0, but your device is of CUDA capability
+#   {major}.{minor}") where the major is under 7 (2.0 on; 2.6+ raise the same text as torch._inductor.exc.GPUTooOldForTriton,
+#   under BackendCompilerFailed / InductorError, or as a torch._dynamo [WARNING] where suppress_errors falls back to eager).
+#   torch.compile, or a library that compiles its kernels with Triton (unsloth, vLLM, sglang), on a pre-Volta GPU (Pascal
+#   and older: P100, P40, GTX 10xx); no fault of the GPU or the driver. The message's second sentence alone is read too.)
+TRITON_GPU_TOO_OLD = re.compile(
+    r"\bFound (?P<gpu>[^\n]{1,120}?) which is too old to be supported by the triton GPU compiler\b"
+    r"(?:[^\n]{0,200}?\bbut your device is of CUDA capability (?P<cc>\d{1,2}\.\d{1,2}))?"
+    r"|\bTriton only supports devices of CUDA Capability >= \d{1,2}\.\d{1,2}, but your device is of CUDA capability (?P<cc2>\d{1,2}\.\d{1,2})")
+TRITON_GPU_MARKERS = ("too old to be supported by the triton GPU compiler", "Triton only supports devices of CUDA Capability")
+
 # triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 66560, Hardware limit: 65536. Reducing block sizes or `num_stages` may help.   (vllm-project/vllm#12498)
 # triton.code_gen.OutOfResources: out of resource: shared memoryRequired: 110592Hardware limit: 101376     (Triton 1.x, the separators missing)
 #   (triton/runtime/errors.py OutOfResources: f"out of resource: {name}, Required: {required}, Hardware limit: {limit}";
@@ -479,7 +494,21 @@ CUBLAS_STATUS_BY_TEXT = {"the library was not initialized": "NOT_INITIALIZED", "
                          "an internal operation failed": "INTERNAL_ERROR",
                          "the requested functionality is not supported": "NOT_SUPPORTED"}
 CUBLAS_STATUS_TEXT = re.compile(r"\b(?:cuBLAS|CUBLAS) Error: (?P<text>" + "|".join(map(re.escape, CUBLAS_STATUS_BY_TEXT)) + r")")
+# RuntimeError: /tmp/pip-req-build-5_wk8tph/transformer_engine/common/include/transformer_engine/logging.h:38 in function check_cublas_: CUBLAS Error: the requested functionality is not suppo
+#   (CONSTRUCTED: TransformerEngine#376's line cut where a narrow paste or a title ends it; a text cut at the line's end is
+#   read where it begins exactly one of the texts above, eight letters or more of it)
+CUBLAS_TEXT_CUT = re.compile(r"\b(?:cuBLAS|CUBLAS) Error: (?P<text>(?:the|an) [a-z][a-z ]{4,80}?)[ \t]*$")
+#: a cut text's shortest length
+_CUT_TEXT_MIN = 8
 CUBLAS_TEXT_MARKERS = ("cuBLAS Error: ", "CUBLAS Error: ")
+
+# [QUESTION] fused_attn_f16_arbitrary_seqlen.cu:373 in function operator(): cuDNN Error   (NVIDIA/Megatron-LM#1882, its title)
+#   (TransformerEngine's checks (transformer_engine/common/util/logging.h NVTE_CHECK_CUDNN / NVTE_CHECK_CUDNN_FE /
+#   NVTE_CHECK_CUBLAS: NVTE_ERROR("cuDNN Error: ", ...) after NVTE_ERROR's "<file>:<line> in function <func>: ") cut at the
+#   library's name, before the status: a failure of that library inside TransformerEngine whose status is not shown)
+TE_ERROR_CUT = re.compile(r"(?P<file>[\w.-]{1,200}\.(?:cu|cpp|cc|h)):(?P<fline>\d{1,6}) in function [^\n:]{1,120}(?:::[^\n:]{1,120}){0,4}: "
+                          r"(?P<lib>cuDNN|cuBLAS|CUBLAS) Error:?[ \t]*$")
+TE_ERROR_CUT_MARKERS = (" cuDNN Error", " cuBLAS Error", " CUBLAS Error")
 
 # d:\a\koboldcpp\koboldcpp\ggml\src\ggml-cuda\mmv.cu:51: ERROR: CUDA kernel mul_mat_vec has no device code compatible with CUDA arch 520. ggml-cuda.cu was compiled for: __CUDA_ARCH_LIST__   (LostRuins/koboldcpp#1362)
 # > /home/runner/work/llama-cpp-python/llama-cpp-python/vendor/llama.cpp/ggml/src/ggml-cuda/template-instances/../mmq.cuh:2422: ERROR: CUDA kernel mul_mat_q has no device code compatible with   (abetlen/llama-cpp-python#1624, quoted and cut where the reporter's sentence was)
@@ -645,7 +674,7 @@ MARKERS = ("cudaError", "hipError", "CUDA_ERROR_", "CUDA error", "CUDA driver er
            "DNN library initiali", "Loaded runtime CuDNN", "cuDNN algorithm", "convolution algorithms available",
            "unable to find an engine", "out of resource: ", "OOM when allocating tensor", "Error (", "Error in ",
            TRTLLM_PEER_MARKER, " CUDA: ", "() failed with error #", "results in UNKNOWN_CUDA_ERROR", "function returned error code", "CUDA runtime error in ", TORCH_DEVICE_INDEX_MARKER, COREDUMP_MARKER,
-           ROCBLAS_NO_DEVICE_MARKER, MEMORY_SAVER_MARKER) + LIBRARY_MARKERS + BF16_MARKERS + CUDA_GDB_EXCEPTION_MARKERS + CUBLAS_TEXT_MARKERS + GGML_MARKERS + TRITON_STATUS_MARKERS + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS + DISCOVERY_MARKERS
+           ROCBLAS_NO_DEVICE_MARKER, MEMORY_SAVER_MARKER) + LIBRARY_MARKERS + BF16_MARKERS + TRITON_GPU_MARKERS + CUDA_GDB_EXCEPTION_MARKERS + CUBLAS_TEXT_MARKERS + TE_ERROR_CUT_MARKERS + GGML_MARKERS + TRITON_STATUS_MARKERS + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS + DISCOVERY_MARKERS
 
 # [rank3]:[E416 ...] ... / (WorkerDict pid=63294) [rank3]: ...  (the rank: torch_log_lines.global_rank)
 PID = re.compile(r"\bpid[=: ]\s*(?P<pid>\d+)")
@@ -694,11 +723,13 @@ DETECT = re.compile(
     r"|ERROR: CUDA kernel \w{1,120} has no device code compatible with|ERROR: ggml-cuda was compiled without support for the current GPU"
     r"|\bcuBLAS error \d{1,2} at \S"
     r"|\b(?:cuBLAS|CUBLAS) Error: (?:the|an) [a-z]"
+    r"|\.(?:cu|cpp|cc|h):\d{1,6} in function [^\n:]{1,120}(?:::[^\n:]{1,120}){0,4}: (?:cuDNN|cuBLAS|CUBLAS) Error:?[ \t]*(?:\r?\n|$)"
     r"|Check failed: [^\n]{0,300}?\bcudaSuccess\b[^\n]{0,300}? CUDA: \S|\bcu(?:da)?[A-Z]\w{1,60}\(\) failed with error #\d"
     r"|\] Call to cu[A-Z]\w{0,60} results in UNKNOWN_CUDA_ERROR"
     r"|\bCUDA_EXCEPTION_\d{1,2}, [A-Z]|\bCUDA Exception: [A-Z]"
     r"|" + CUDNN_FRONTEND.pattern + r"|\bGot (?:cutlass|CUTLASS) error: Error [A-Z]|\bcutlass[FB]: no kernel found to launch!"
     r"|\bBfloat16 is only supported on GPUs with compute capability of at least 8\.0\b|\bCurrent CUDA Device does not support bfloat16\b"
+    r"|\bwhich is too old to be supported by the triton GPU compiler\b|\bTriton only supports devices of CUDA Capability >= \d"
 
 )
 _DETECT_GATES = ("cudaError", "hipError", "CUDA_ERROR_", "CUDA error", "CUDA driver error", "HIP error: ", "CUDA Error", "CUDA ERROR", "Cuda error", "Error [CUDA]",
@@ -709,7 +740,7 @@ _DETECT_GATES = ("cudaError", "hipError", "CUDA_ERROR_", "CUDA error", "CUDA dri
                  "DNN library initiali", "Loaded runtime CuDNN", "cuDNN algorithm", "convolution algorithms available",
                  "unable to find an engine", "out of resource: ", "OOM when allocating tensor", "Error (", "Error in ",
                  TRTLLM_PEER_MARKER, "() failed with error #", "results in UNKNOWN_CUDA_ERROR", TORCH_DEVICE_INDEX_MARKER,
-                 COREDUMP_MARKER, ROCBLAS_NO_DEVICE_MARKER, MEMORY_SAVER_MARKER) + LIBRARY_MARKERS + BF16_MARKERS + CUDA_GDB_EXCEPTION_MARKERS + CUBLAS_TEXT_MARKERS + GGML_MARKERS + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS + DISCOVERY_MARKERS
+                 COREDUMP_MARKER, ROCBLAS_NO_DEVICE_MARKER, MEMORY_SAVER_MARKER) + LIBRARY_MARKERS + BF16_MARKERS + TRITON_GPU_MARKERS + CUDA_GDB_EXCEPTION_MARKERS + CUBLAS_TEXT_MARKERS + TE_ERROR_CUT_MARKERS + GGML_MARKERS + OOM_MARKERS + VERSION_MARKERS + DSO_MARKERS + DISCOVERY_MARKERS
 
 
 def detect(text: str) -> bool:
@@ -1028,6 +1059,21 @@ def read_message(text: str) -> dict | None:
     return None if any(k in text for k in NCCL_OWNED) else _read(text)
 
 
+def _cut_condition(lib: str, cond: str) -> str | None:
+    """The one failure status of ``lib`` whose name begins with ``cond``, a name cut at the line's end
+    (``CUBLAS_STATUS_EXECUTION_FAI``), or None where none or several do (``CUDNN_STATUS_SUBLIB``)."""
+    names = CUDNN_CATEGORIES if lib == "CUDNN" else LIBRARY_CONDITIONS[lib]
+    found = [n for n in names if n.startswith(cond)]
+    return found[0] if len(found) == 1 else None
+
+
+def _cut_text(text: str) -> str | None:
+    """The cuBLAS status whose cublasGetStatusString text alone begins with ``text`` (cut at the line's end)."""
+    text = text.rstrip()
+    found = [c for t, c in CUBLAS_STATUS_BY_TEXT.items() if t.startswith(text)] if len(text) >= _CUT_TEXT_MIN else []
+    return found[0] if len(found) == 1 else None
+
+
 def _read_library(line: str) -> dict | None:
     """The fields of a ``cuda_error`` for a CUDA library's failure status on ``line`` (a status name of
     cuBLAS, cuDNN, cuSOLVER, cuSPARSE, cuFFT or cuRAND, TensorFlow's cuDNN-initialisation message) or
@@ -1040,7 +1086,9 @@ def _read_library(line: str) -> dict | None:
         else:
             known = cond in LIBRARY_CONDITIONS[lib]
         if not known:
-            continue  # CUBLAS_STATUS_SUCCESS, CUFFT_R2C, CUFFT_FORWARD: no failure
+            cond = _cut_condition(lib, cond) if not line[m.end():].strip() else None
+            if cond is None:
+                continue  # CUBLAS_STATUS_SUCCESS, CUFFT_R2C, CUFFT_FORWARD: no failure
         call = LIBRARY_CALL.search(line, m.end())
         return dict(error_name=m["status"], catalogue_name=None, runtime_name=None, code=None, printed_code=None,
                     message=line.strip()[:300], form="library_status", source_file=None, source_line=None,
@@ -1086,18 +1134,29 @@ def _read_library(line: str) -> dict | None:
                     printed_code=None, message=line[c.start():].strip()[:300], form="library_status",
                     source_file=c["file"], source_line=int(c["fline"]), driver_cuda=None, library="cublas",
                     library_status=f"CUBLAS_STATUS_{cond}", library_condition=cond, call=None)
-    if (c := CUBLAS_STATUS_TEXT.search(line)) is not None:
-        cond = CUBLAS_STATUS_BY_TEXT[c["text"]]
+    if (c := CUBLAS_STATUS_TEXT.search(line) or CUBLAS_TEXT_CUT.search(line)) is not None:
+        cond = CUBLAS_STATUS_BY_TEXT.get(c["text"]) or _cut_text(c["text"])
+        if cond is None:
+            return None
         return dict(error_name=f"CUBLAS_STATUS_{cond}", catalogue_name=None, runtime_name=None, code=None,
                     printed_code=None, message=line[c.start():].strip()[:300], form="library_status",
                     source_file=None, source_line=None, driver_cuda=None, library="cublas",
                     library_status=f"CUBLAS_STATUS_{cond}", library_condition=cond, call=None)
+    if (t := TE_ERROR_CUT.search(line)) is not None:
+        return dict(error_name=None, catalogue_name=None, runtime_name=None, code=None, printed_code=None,
+                    message=line[t.start():].strip()[:300], form="library_status", source_file=t["file"],
+                    source_line=int(t["fline"]), driver_cuda=None, library=t["lib"].lower(), library_status=None,
+                    library_condition="STATUS_CUT_OFF", call=None)
     if (k := MEM_EFF_NO_KERNEL.search(line)) is not None:
         return dict(error_name=None, catalogue_name=None, runtime_name=None, code=None, printed_code=None,
                     message=k[0], form="mem_eff_attention_no_kernel", source_file=None, source_line=None, driver_cuda=None)
     if (bf := BF16_UNSUPPORTED.search(line)) is not None:
         return dict(error_name=None, catalogue_name=None, runtime_name=None, code=None, printed_code=None,
                     message=line[bf.start():].strip()[:300], form="bf16_unsupported", source_file=None, source_line=None,
+                    driver_cuda=None)
+    if (t := TRITON_GPU_TOO_OLD.search(line)) is not None:
+        return dict(error_name=None, catalogue_name=None, runtime_name=None, code=None, printed_code=None,
+                    message=line[t.start():].strip()[:300], form="triton_gpu_too_old", source_file=None, source_line=None,
                     driver_cuda=None)
     if (g := GGML_NO_DEVICE_CODE.search(line)) is not None:
         return dict(error_name=None, catalogue_name=None, runtime_name=None, code=None, printed_code=None,

@@ -16,8 +16,9 @@ driver 384.90)::
     nvidia-docker | 2017/09/27 22:08:44 Error: Could not load UVM kernel module. Is nvidia-modprobe installed?
 
 Facts: ``kernel_module_load_failure`` per ``modprobe: ERROR: could not insert 'M': REASON``,
-``modprobe: FATAL: Module M not found in directory D`` and ``insmod: ERROR: could not insert
-module M.ko: REASON`` line (``module`` with dashes as underscores, as the kernel names it;
+``modprobe: FATAL: Module M not found in directory D``, libkmod's ``could not find module by name='M'``,
+``modinfo: ERROR: Module M not found.`` (``source`` modinfo; a path in its place is no module name and is not read)
+and ``insmod: ERROR: could not insert module M.ko: REASON`` line (``module`` with dashes as underscores, as the kernel names it;
 ``reason`` from the errno text; nvidia-docker's line: module ``nvidia_uvm``, reason ``other``, it names
 no errno). The ``insmod <path>`` trace of ``modprobe -v`` counts as read.
 The node is the host of a shell prompt in the file (``[root@n120 ~]#``), else the bundle's.
@@ -42,9 +43,21 @@ KIND = "modprobe"
 # stamp and syslog tag, a "stderr: " label; bottlerocket-os/bottlerocket#4218, Bottlerocket's driverdog):
 # 5.879228] driverdog[2088]: 23:10:41 [ERROR] '/usr/bin/modprobe' failed - stderr: modprobe: ERROR: could not insert 'nvidia': Operation not permitted
 # [    5.881035] driverdog[2088]: modprobe: ERROR: could not insert 'nvidia_uvm': Operation not permitted
+# modinfo: ERROR: Module nvidia not found.            (kmod tools/modinfo.c modinfo_alias_do: ERR("Module %s not found.\n", alias):
+#   no module of that name in /lib/modules/$(uname -r)'s index: none installed for the running kernel. CONSTRUCTED from the
+#   format: the even threads that paste it name a path, which is not read, below)
+# modinfo: ERROR: Module /usr/lib/modules/5.14.21-239-tkg-pds-llvm/kernel/drivers/video/nvidia.ko not found.   (Frogging-Family/
+#   nvidia-all#90: a path typed by hand where the module is not, its DKMS copy elsewhere: no fault of the driver; not read)
+# modprobe: ERROR: ../libkmod/libkmod-module.c:838 kmod_module_insert_module() could not find module by name='iwlwifi'
+#   (libkmod's own ERR when the name resolves to no module file, before modprobe's "could not insert" line; the quoting as
+#   the kmod releases print it, the file:line before it of kmod 13-29)
+# modprobe: ERROR: could not find module by name 'nvidia'          (Witko/nvidia-xrun#144: the same, as its reporter retyped it)
+# modprobe: FATAL: nvidia_drm not found in directory /lib/modules/5.5.9-zen1-2-zen   (Witko/nvidia-xrun#144, "Module " left out)
 _LINE = re.compile(
     r"^(?:(?:.*?[#$] |.*?(?<=[\s:]))?(?:modprobe: (?:ERROR|FATAL): (?:could not insert '(?P<mod>[^']+)': (?P<why>[^\n]*\S|[^\S\n])"
-    r"|Module (?P<nf>\S+) not found in directory (?P<dir>\S+))"
+    r"|(?:Module )?(?P<nf>\S+) not found in directory (?P<dir>\S+)"
+    r"|(?:[^\n']{0,200}? )?could not find module by name ?=?'(?P<byname>[^'\s]+)')"
+    r"|modinfo: ERROR: Module (?P<mi>[^\s/]+) not found\."
     r"|insmod: ERROR: could not insert module (?P<ko>\S+?)(?:\.ko(?:\.[gx]z|\.zst)?)?: (?P<kwhy>[^\n]*\S|[^\S\n]))"
     r"|(?:.*?[#$] )?(?P<trace>insmod /\S+\.ko(?:\.[gx]z|\.zst)?\b(?:[^\n]*\S)?))\s*$",
     re.M,
@@ -87,7 +100,7 @@ def failure_reason(text: str) -> str:
 def detect(head: str) -> bool:
     if "UVM kernel module" in head and _NVIDIA_DOCKER_UVM.search(head) is not None:
         return True
-    if "modprobe: " not in head and "insmod" not in head:
+    if "modprobe: " not in head and "insmod" not in head and "modinfo: ERROR: Module " not in head:
         return False
     return any(m["trace"] is None for _, m in _scan(head))
 
@@ -107,9 +120,9 @@ def parse(artefact: Artefact) -> ParseResult:
         if m["trace"] is not None:
             continue
         msg = m.group().strip()
-        if m["nf"]:
-            fb.add(KernelModuleLoadFailure, n, node=node, module=module_name(m["nf"]), reason="not_found",
-                   message=msg, source="modprobe")
+        if m["nf"] or m["byname"] or m["mi"]:
+            fb.add(KernelModuleLoadFailure, n, node=node, module=module_name(m["nf"] or m["byname"] or m["mi"]),
+                   reason="not_found", message=msg, source="modinfo" if m["mi"] else "modprobe")
             continue
         why = m["why"] or m["kwhy"]
         fb.add(KernelModuleLoadFailure, n, node=node, module=module_name(m["mod"] or m["ko"]),
@@ -123,4 +136,5 @@ def parse(artefact: Artefact) -> ParseResult:
 
 
 #: line signatures (facts/classify.py): modprobe's and insmod's error lines
-SIGNATURES = (r"(?m)modprobe: (?:ERROR|FATAL): |insmod: ERROR: could not insert ", _NVIDIA_DOCKER_UVM.pattern)
+SIGNATURES = (r"(?m)modprobe: (?:ERROR|FATAL): |insmod: ERROR: could not insert |modinfo: ERROR: Module [^\s/]+ not found\.",
+              _NVIDIA_DOCKER_UVM.pattern)

@@ -59,7 +59,11 @@ VERSION_MISMATCH = re.compile(r"Mismatched NCCL version detected : rank (?P<peer
 RAS_VERSION_MISMATCH = re.compile(r"NCCL version mismatch with remote peer (?P<peer>\S+) "
                                   r"\(local: (?P<local>\d+(?:\.\d+\.\d+)?), remote (?P<remote>\d+(?:\.\d+\.\d+)?)\)")
 # Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 40
-DUPLICATE_GPU = re.compile(r"Duplicate GPU detected : rank (?P<a>\d+) and rank (?P<b>\d+) both on CUDA device (?P<bus>[0-9a-fA-F]+)")
+# Duplicate GPU detected : rank 1 and rank 0 both on CUDA device ...      (CONSTRUCTED: NCCL's message as a report paraphrases
+#   it, the device left out or elided; a line cut inside "both on CUDA device" the same: which GPU is then unknown, the two
+#   ranks and the fault are not)
+DUPLICATE_GPU = re.compile(r"Duplicate GPU detected : rank (?P<a>\d+) and rank (?P<b>\d+)\b"
+                           r"(?: both on CUDA device (?P<bus>[0-9a-fA-F]+)\b)?")
 # Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 : CUDA error 401 'the operation cannot be performed in the present state'.
 NVLS_BIND = re.compile(r"Failed to (?P<op>bind|map|create|allocate) NVLink SHARP \(NVLS\) Multicast memory(?: of size (?P<size>\d+))?"
                        r" : CUDA error (?P<code>\d+) '(?P<err>[^']*)'")
@@ -165,7 +169,7 @@ def read_setup(msg: str, src: str | None = None) -> tuple[type, dict[str, Any]] 
     """(fact class, its fields) for a duplicate-GPU, NCCL version mismatch, NVLS-bind or CUDA-failure message, or None;
     ``src`` is the ``file`` of NCCL's ``file:line`` prefix where the line has one."""
     if m := DUPLICATE_GPU.search(msg):
-        return NcclDuplicateGpu, dict(rank=int(m["a"]), other_rank=int(m["b"]), bus_id=nccl_busid(m["bus"]))
+        return NcclDuplicateGpu, dict(rank=int(m["a"]), other_rank=int(m["b"]), bus_id=nccl_busid(m["bus"]) if m["bus"] else None)
     if m := VERSION_MISMATCH.match(msg.strip()):  # anchored, as nccl_warn_kinds reads the message
         code, peer_code = int(m["code"]), int(m["peer_code"])
         return NcclPeerVersionMismatch, dict(rank=int(m["rank"]), version_code=code, version=nccl_version_str(code),

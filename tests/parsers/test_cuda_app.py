@@ -1196,3 +1196,47 @@ def test_torch_memory_saver_fixture_and_its_own_notices():
                  "file=csrc/core.cpp func=pause line=183",
                  "[torch_memory_saver.cpp] TorchMemorySaver.pause ptr=0x7f0000000000 size=2097152 tag=default"):
         assert parse_text(line + "\n").facts == []
+
+
+def test_triton_gpu_too_old_is_read():
+    # real (MIC-DKFZ/nnUNet#2188): PyTorch inductor's check of the GPU before Triton compiles for it
+    name = "nnunet2188_triton_gpu_too_old.txt"
+    assert cuda_app.detect((FIX / name).read_text())
+    (f,) = [f for f in parse_file(name).facts if f.kind == "cuda_error"]
+    assert f.form == "triton_gpu_too_old" and f.message.startswith("Found NVIDIA GeForce GTX 1080 Ti which is too old")
+
+
+@pytest.mark.parametrize("line", [
+    # CONSTRUCTED: prose about Triton's floor and code that compares a capability name no GPU
+    "Triton supports GPUs of compute capability 7.0 and later.",
+    "if device_props.major < 7: raise GPUTooOldForTriton(device_props, inspect.currentframe())",
+])
+def test_triton_floor_in_prose_is_not_read(line):
+    assert [f for f in parse_text(line + "\n").facts if f.kind == "cuda_error"] == []
+
+
+@pytest.mark.parametrize("line, lib, condition", [
+    # CONSTRUCTED from PyTorch's and TransformerEngine's checks, each cut where a narrow paste or a title ends it
+    ("RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAI", "cublas", "EXECUTION_FAILED"),
+    ("RuntimeError: cuDNN error: CUDNN_STATUS_NOT_INITIALIZ", "cudnn", "NOT_INITIALIZED"),
+    ("RuntimeError: /tmp/pip-req-build-5_wk8tph/transformer_engine/common/include/transformer_engine/logging.h:38 in "
+     "function check_cublas_: CUBLAS Error: the requested functionality is not suppo", "cublas", "NOT_SUPPORTED"),
+    # real (NVIDIA/Megatron-LM#1882's title): TransformerEngine's cuDNN check cut before its status
+    ("[QUESTION] fused_attn_f16_arbitrary_seqlen.cu:373 in function operator(): cuDNN Error", "cudnn", "STATUS_CUT_OFF"),
+])
+def test_library_status_cut_at_the_line_end(line, lib, condition):
+    assert cuda_app.detect(line)
+    (f,) = [f for f in parse_text(line + "\n").facts if f.kind == "cuda_error"]
+    assert (f.form, f.library, f.library_condition) == ("library_status", lib, condition)
+
+
+@pytest.mark.parametrize("line", [
+    # CONSTRUCTED: cut where two statuses begin so (NOT_INITIALIZED / NOT_SUPPORTED; the two SUBLIBRARY_ ones), a cut
+    # text too short to name one, and a cut name inside a sentence (not at the line's end)
+    "RuntimeError: CUDA error: CUBLAS_STATUS_NOT",
+    "cudnn_status: CUDNN_STATUS_SUBLIB",
+    "RuntimeError: /te/logging.h:38 in function check_cublas_: CUBLAS Error: the fu",
+    "we saw CUBLAS_STATUS_EXECUTION_FAI and more",
+])
+def test_cut_status_that_names_no_one_status_is_not_read(line):
+    assert [f for f in parse_text(line + "\n").facts if f.kind == "cuda_error" and f.form == "library_status"] == []

@@ -25,6 +25,13 @@ def test_modprobe_session_names_module_reason_and_prompt_host() -> None:
     ("modprobe: FATAL: Module nvidia_peermem not found in directory /lib/modules/5.15.0-91-generic", "nvidia_peermem", "not_found"),
     ("insmod: ERROR: could not insert module nv_peer_mem.ko: Unknown symbol in module", "nv_peer_mem", "unknown_symbol"),
     ("modprobe: ERROR: could not insert 'nvidia': No such device", "nvidia", "no_device"),
+    # libkmod's ERR (kmod_module_insert_module) as its modprobe prints it, and as Witko/nvidia-xrun#144 retyped it
+    ("modprobe: ERROR: ../libkmod/libkmod-module.c:838 kmod_module_insert_module() could not find module by name='nvidia'",
+     "nvidia", "not_found"),
+    ("modprobe: ERROR: could not find module by name 'nvidia'", "nvidia", "not_found"),
+    ("modprobe: FATAL: nvidia_drm not found in directory /lib/modules/5.5.9-zen1-2-zen", "nvidia_drm", "not_found"),
+    # CONSTRUCTED from kmod tools/modinfo.c modinfo_alias_do's ERR("Module %s not found.\n", alias)
+    ("modinfo: ERROR: Module nvidia not found.", "nvidia", "not_found"),
 ])
 def test_modprobe_forms(line: str, module: str, reason: str) -> None:
     [f] = modprobe.parse(Artefact(path="m.txt", text=line + "\n")).facts
@@ -145,3 +152,13 @@ def test_kernel_gpl_only_symbol_refusal_of_nvidia_fs() -> None:
     assert [f for f in kernel_log.parse(Artefact(
         path="d.txt", text="[  1.0] foo: module uses symbols nvidia_p2p_get_pages from proprietary module nvidia, inheriting taint.\n",
         node="n")).facts if f.kind == "kernel_module_load_failure"] == []
+
+
+@pytest.mark.parametrize("line", [
+    # Frogging-Family/nvidia-all#90: modinfo of a path typed by hand (the module lives elsewhere): not the driver's fault
+    "modinfo: ERROR: Module /usr/lib/modules/5.14.21-239-tkg-pds-llvm/kernel/drivers/video/nvidia.ko not found.",
+    # CONSTRUCTED from kmod tools/modinfo.c: an alias lookup that failed, not a module missing
+    "modinfo: ERROR: Module alias nvidia not found.",
+])
+def test_modinfo_errors_that_name_no_missing_module_are_not_read(line: str) -> None:
+    assert modprobe.parse(Artefact(path="m.txt", text=line + "\n")).facts == []
