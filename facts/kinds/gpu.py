@@ -52,6 +52,23 @@ class ImexError(Fact):
 
 
 @fact_kind
+class ImexDomainStatus(Fact):
+    """The IMEX domain as one node's daemon reports it (``nvidia-imex-ctl -N``): each listed node's
+    daemon status, the connectivity matrix between the nodes and the domain's state."""
+
+    kind: Literal["imex_domain_status"] = "imex_domain_status"
+    state: str | None = None  # "Domain State:" UP | DOWN | DEGRADED (None: the paste stops before it)
+    nodes: int = 0  # nodes listed under "Nodes:"
+    nodes_ready: int = 0  # of them, whose daemon status is READY
+    links: int = 0  # cells of the connectivity matrix read (from -> to)
+    links_connected: int = 0  # of them, C (Connected - Ready for operation)
+    #: the nodes not READY or with a cell not C in their row or column: "#1 1.1.1.2 UNAVAILABLE", "#2 (0->2 N)", ...
+    problem_nodes: str = ""
+    problem_count: int = 0  # how many nodes problem_nodes names
+    versions: str = ""  # the daemons' versions the node rows print ("Version: 570.172"), distinct, joined with ", "
+
+
+@fact_kind
 class FabricManagerStatus(Fact):
     """The service's or its systemd unit's state as logged or shown by ``systemctl status``."""
 
