@@ -41,6 +41,23 @@ class CommandLine(Fact):
 
 
 @fact_kind
+class ContainerEngineConfig(Fact):
+    """A container engine's configuration as pasted: dockerd's daemon.json or containerd's config.toml, read for
+    the NVIDIA runtime: whether one is configured, which runtime is the default, and whether CDI is on."""
+
+    kind: Literal["container_engine_config"] = "container_engine_config"
+    engine: Literal["docker", "containerd"]
+    #: a runtime that runs nvidia-container-runtime (its path or BinaryName), or one named nvidia
+    nvidia_runtime: bool = False
+    #: the default runtime as configured ("nvidia", "runc"); None where the file sets none (dockerd's runc, the CRI's runc)
+    default_runtime: str | None = None
+    #: the default runtime is an NVIDIA one: containers get the driver without asking for a runtime
+    nvidia_default: bool = False
+    #: CDI on: daemon.json's "features": {"cdi": true}, containerd's enable_cdi; None where the file does not say
+    cdi_enabled: bool | None = None
+
+
+@fact_kind
 class LauncherNcclEnv(Fact):
     """An NCCL setting a job script or launcher asks for: ``export NCCL_X=V``, a ``NCCL_X=V cmd``
     prefix, Open MPI's ``-x NCCL_X=V``, Slurm's ``--export=ALL,NCCL_X=V``, MPICH's ``-genv NCCL_X V``. The launcher's intent, not NCCL's confirmation (NCCL's own
