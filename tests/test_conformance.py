@@ -12,6 +12,7 @@ from stethoscope.facts.parsers import launcher_exit
 from stethoscope.facts.parsers import mpich_abort
 from stethoscope.facts.parsers import python_exception_ignored
 from stethoscope.facts.parsers import training_input_wait
+from stethoscope.facts.parsers import vllm_process_death
 from stethoscope.facts.parsers.subprocess_error import SHELL_REPORT
 from stethoscope.facts.registry import load_parsers
 
@@ -146,6 +147,8 @@ def test_parsers_do_not_claim_other_kinds_real_files():
                 allowed.add("subprocess_error")  # ("Caught signal 11 (Segmentation fault: ...)", ucs/debug: rapidsai/ucx-py#102)
             if folder.name == "torch_fr_trace":  # the analyser quotes the collective's Python stack ("all_reduce at .../distributed_c10d.py:2696")
                 allowed.add("torch_log")
+            if folder.name == "vllm_process_death":  # the engine's message queue waiting beside a worker that died
+                allowed.add("vllm_rpc_timeout")  # (OpenPipe/ART#201: "No available shared memory broadcast block found in 60 second.")
             if folder.name == "megatron_rerun":  # a verdict quotes the check that failed ("found NaN in local grad norm ...")
                 allowed.add("training_throughput")
             if folder.name == "k8s_device_plugin":  # the kubelet's admission refusal as a pod's event row (kubectl describe)
@@ -208,6 +211,10 @@ def test_parsers_do_not_claim_other_kinds_real_files():
             # (our H200 capture: cupy's "Exception ignored in: 'cupy.cuda.function.Module.__dealloc__'" after the illegal address)
             if python_exception_ignored.detect(head):
                 allowed.add("python_exception_ignored")
+            # or with vLLM's line that the process whose traceback it is died or did not start (vllm-project/vllm#26898:
+            # "EngineCore failed to start." above the engine core's own traceback)
+            if vllm_process_death.detect(head):
+                allowed.add("vllm_process_death")
             assert claimed <= allowed | ({"kernel_log"} if "NVRM" in head else set()), f"{f.relative_to(ROOT)}: {claimed}"
 
 

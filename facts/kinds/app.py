@@ -1235,6 +1235,30 @@ class VllmRpcTimeout(Fact):
 
 
 @fact_kind
+class VllmProcessFailed(Fact):
+    """vLLM reporting that one of its own processes died or did not start, a wrapper that points at the failing
+    process's own error ("See stack trace above for root cause"): a GPU worker (the executor's ``Worker proc
+    VllmWorker-1 died unexpectedly, shutting down executor.``, V0's ``Worker VllmWorkerProcess pid N died, exit
+    code: -15``, the ``got fatal signal from worker processes`` of 0.7-0.8, ``WorkerProc initialization failed due
+    to an exception in a background process``) or the engine core (``Engine core proc EngineCore_DP0 died
+    unexpectedly, shutting down client.``, ``EngineCore failed to start.``, ``Engine core initialization failed.
+    See root cause above.``, ``EngineCore encountered a fatal error.``, ``EngineDeadError: EngineCore encountered an
+    issue.``)."""
+
+    kind: Literal["vllm_process_failed"] = "vllm_process_failed"
+    process: Literal["worker", "engine core"]
+    event: Literal["died", "failed to start"]
+    #: which message: worker_died (0.8.5+ and Ray's V2 executor), worker_died_v0, fatal_signal (0.7-0.8.4),
+    #: worker_init_failed, worker_start_failed, engine_core_died, engine_core_start_failed, engine_init_failed,
+    #: engine_core_fatal, engine_dead
+    form: str
+    name: str | None = None  # the process's name as vLLM printed it: "VllmWorker-1", "VllmWorkerProcess", "EngineCore_DP0"
+    pid: int | None = None  # V0's "pid N", or the line's "(VllmWorker rank=N pid=M)" / "(EngineCore_DP0 pid=M)" tag
+    exit_code: int | None = None  # multiprocessing's exitcode where printed: -N is "killed by signal N"
+    signal: str | None = None  # the signal of a negative exit code: "SIGKILL" (-9), "SIGTERM" (-15), "SIGSEGV" (-11)
+
+
+@fact_kind
 class DeepepTimeout(Fact):
     """DeepEP (the expert-parallel all-to-all library of DeepSeek, under SGLang's, vLLM's and Megatron's MoE layers)
     gave up waiting for a peer: a GPU kernel's timeout check printed the step it was in and trapped (the process then
