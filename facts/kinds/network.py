@@ -751,6 +751,18 @@ class SshConnectionFailed(Fact):
 
 
 @fact_kind
+class UcxGidEmpty(Fact):
+    """UCX found the GID it was to use empty (all zero) on a port: ``ib_device.c:918  UCX  ERROR Invalid gid[0] on
+    mlx5_6:1`` (src/uct/ib/base/ib_device.c uct_ib_device_query_gid, ib_iface.c uct_ib_iface_init_gid before it:
+    ``ucs_error("Invalid gid[%d] on %s:%d", gid_index, uct_ib_device_name(dev), port_num)``)."""
+
+    kind: Literal["ucx_gid_empty"] = "ucx_gid_empty"
+    device: str  # "mlx5_6"
+    port: int
+    gid_index: int  # the index UCX read (UCX_IB_GID_INDEX, or the one it chose)
+
+
+@fact_kind
 class UcxShmAllocFailed(Fact):
     """UCX could not create a System V shared-memory segment (ucs/sys/sys.c ``ucs_sysv_alloc``:
     "shmget(size=%zu flags=0x%x) for %s failed: %s" and the limit it names). With SHM_HUGETLB in

@@ -145,7 +145,7 @@ import re
 from stethoscope.facts import knowledge
 from stethoscope.facts.kinds.network import (  # noqa: F401 - the fact classes live in facts/kinds
     OpenmpiUcxPeerFailed, UcxCompletionError, UcxCudaIpcOpenFailed, UcxDeviceLaneMissing, UcxMemtypeCopyMissing,
-    UcxNoUsableTransport, UcxRkeyEndpointMismatch, UcxShmAllocFailed, UcxSocketConnectFailed, UcxVerbsFailure,
+    UcxNoUsableTransport, UcxGidEmpty, UcxRkeyEndpointMismatch, UcxShmAllocFailed, UcxSocketConnectFailed, UcxVerbsFailure,
 )
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, iter_lines_with, iter_matches, lines_with
 
@@ -450,8 +450,28 @@ def _rkey_endpoints(artefact: Artefact, fb: FactBuilder, result: ParseResult) ->
                form="sgl" if m["sgl"] else "resolve")
 
 
+# [1585882859.110274] [149a368e-ef8d-493a-b46f-2e23bde3f0a1:63427:0]      ib_device.c:918  UCX  ERROR Invalid gid[0] on mlx5_6:1   (openucx/ucx#4966)
+#   (src/uct/ib/base/ib_device.c uct_ib_device_query_gid, and uct_ib_iface_init_gid in ib_iface.c before 1.9:
+#   ucs_error("Invalid gid[%d] on %s:%d", gid_index, uct_ib_device_name(dev), port_num) where the GID table's entry
+#   is all zero: the same words in every release)
+_GID_EMPTY = re.compile(r"\bInvalid gid\[(?P<idx>\d{1,3})\] on (?P<dev>[A-Za-z]\w{0,31}):(?P<port>\d{1,3})\b")
+
+
+def _gid_empty(artefact: Artefact, fb: FactBuilder, result: ParseResult) -> None:
+    for n, line in iter_lines_with(("Invalid gid[",), artefact):
+        m = _GID_EMPTY.search(line)
+        if m is None:
+            continue
+        result.lines_used += 1
+        host = _HOST.search(line[:m.start()])
+        fb.add(UcxGidEmpty, n, node=artefact.node_for(host["host"] if host else None), device=m["dev"],
+               port=int(m["port"]), gid_index=int(m["idx"]))
+
+
 def detect(head: str) -> bool:
     if "unpacked on" in head and _RKEY_EP.search(head) is not None:
+        return True
+    if "Invalid gid[" in head and _GID_EMPTY.search(head) is not None:
         return True
     if "shmget" in head and (_SHMGET.search(head) or _SHMGET_OLD.search(head)) is not None:
         return True
@@ -524,6 +544,8 @@ def parse(artefact: Artefact) -> ParseResult:
         _cuda_ipc(artefact, fb, result)
     if "unpacked on" in artefact.text:
         _rkey_endpoints(artefact, fb, result)
+    if "Invalid gid[" in artefact.text:
+        _gid_empty(artefact, fb, result)
     return result
 
 
@@ -658,4 +680,5 @@ SIGNATURES = (r"\bno copy across memory types transport to \S", r"\bno usable tr
               r"\b(?:[Ss]end|[Rr]eceive) completion(?:\[\d+\])? with error(?: on (?:qp 0x[0-9a-fA-F]+|XRQ|[\w.-]+/(?:0x[0-9a-fA-F]+|\(nil\))))?: [A-Za-z]",
               r"\bUCX\s+ERROR\s+(?:failed to select lane for local device \S|no lane found for ep=)",
               r"\bcannot use a remote key on a different endpoint than it was unpacked on",
-              r"\bsgl\[\d+\]: rkey \S+ was unpacked on ep \S+, but sgl\[0\] rkey ")
+              r"\bsgl\[\d+\]: rkey \S+ was unpacked on ep \S+, but sgl\[0\] rkey ",
+              r"\bInvalid gid\[\d+\] on [A-Za-z]\w*:\d")

@@ -543,3 +543,22 @@ def test_a_remote_key_used_on_another_endpoint():
     line = ("sgl[1]: rkey 0x7f01 was unpacked on ep 0x7f02, but sgl[0] rkey 0x7f03 was unpacked on ep 0x7f04, "
             "all rkeys must belong to the same endpoint\n")
     assert [f.form for f in ucx_log.parse(Artefact(path="x", text=line, node="n1")).facts] == ["sgl"]
+
+
+def test_invalid_gid_lines_of_two_hosts():
+    # real (openucx/ucx#4966): UCX's empty GID on two ports, on both hosts, after the wrapper's own echo lines
+    text = (FIX / "ucx4966_invalid_gid_two_hosts.log").read_text()
+    assert ucx_log.detect(text)
+    facts = [f for f in parse_text(text).facts if f.kind == "ucx_gid_empty"]
+    assert [(f.node, f.device, f.port, f.gid_index, f.evidence.line) for f in facts] == [
+        ("149a368e-ef8d-493a-b46f-2e23bde3f0a1", "mlx5_6", 1, 0, 3),
+        ("7bbaa4ab-a0d8-4fbd-a329-03a1666e7964", "mlx5_6", 1, 0, 4),
+        ("149a368e-ef8d-493a-b46f-2e23bde3f0a1", "mlx5_8", 1, 0, 5),
+        ("7bbaa4ab-a0d8-4fbd-a329-03a1666e7964", "mlx5_8", 1, 0, 6),
+    ]
+
+
+def test_gid_query_failure_is_no_empty_gid():
+    # CONSTRUCTED from ib_iface.c's other error: the query failed, no entry was read
+    line = "[1585882859.110274] [node1:63427:0]      ib_iface.c:473  UCX  ERROR ibv_query_gid(index=3) failed: Invalid argument\n"
+    assert [f for f in parse_text(line).facts if f.kind == "ucx_gid_empty"] == []
