@@ -321,6 +321,11 @@ class NhcCheckFailed(Fact):
     #: shell's "command not found"; dash's "<cmd>: not found"); ``missing_command`` names it where the message does
     could_not_run: bool = False
     missing_command: str | None = None
+    #: Azure's health checks ran no check for want of a configuration for this machine: run-health-checks.sh's "The vm
+    #: SKU 'standard_<sku>' is currently not supported by Azure health checks." (then exit 0) or "The conf file <path>
+    #: does not exist."; ``sku`` the VM size it named
+    no_config: bool = False
+    sku: str | None = None
     #: NHC itself did not finish: "watchdog" (could not kill a hung NHC), "timeout" (Script timed out), "signal"
     aborted: str | None = None
     gpu_check: bool = False  # a check of the node's GPUs, by its name (check_nv_*, check_nvsmi_*, check_gpu*, check_dcgm*)

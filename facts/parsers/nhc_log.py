@@ -60,7 +60,7 @@ _TS = r"(?:\[\d{1,12}\] - )?"
 # characters that end in a blank, a bracket or a colon: read as the line it is; a line of die()'s form that no pattern
 # here takes is a parse error (file:line), never claimed and dropped (round rM2; rL6's #72 was dropped so)
 _FAILED = re.compile(
-    r"^" + _TS + r"(?:(?P<host>[\w.-]+) \| |[^\n]{0,200}?[\s\]:>])?ERROR:\s+(?P<name>[\w.-]+):\s+Health check failed:\s+"
+    r"^" + _TS + r"(?:(?:NHC-RESULT )?(?P<host>[\w.-]+) \| |[^\n]{0,200}?[\s\]:>])?ERROR:\s+(?P<name>[\w.-]+):\s+Health check failed:\s+"
     r"(?:(?P<check>check_\w+): )?(?P<msg>(?:.*\S)?)\s*$"
 )
 _DIED = re.compile(r"ERROR:\s+[\w.-]+:\s+Health check failed:")
@@ -91,9 +91,21 @@ _SYSLOG_FAILED = re.compile(r"^(?:(?P<tag>[\w.-]{1,64})\[\d{1,10}\]: |ERROR )?He
 _SYSLOG_HOST = re.compile(r"^(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?) "
                           r"(?P<host>[\w.-]{1,128}) [\w.-]{1,64}\[\d{1,10}\]: ")
 # mynode-108 | ERROR: No results reported          (distributed NHC: the node ran no NHC or reported nothing)
-_NO_RESULTS = re.compile(r"^(?P<host>[\w.-]+) \| ERROR: (?P<msg>No results reported)\s*$")
+_NO_RESULTS = re.compile(r"^(?:NHC-RESULT )?(?P<host>[\w.-]+) \| ERROR: (?P<msg>No results reported)\s*$")
 # mynode-042 | Healthy
-_HEALTHY = re.compile(r"^(?P<host>[\w.-]+) \| Healthy\s*$")
+# NHC-RESULT mynode-042 | Healthy      (distributed_nhc/onetouch_nhc.sh: 'echo "NHC-RESULT $(hostname) | $cleaned_line"', and
+#     "Healthy" where the health log holds no line with ERROR: also after a run that checked nothing, see _AZ_NOT_RUN)
+_HEALTHY = re.compile(r"^(?:NHC-RESULT )?(?P<host>[\w.-]+) \| Healthy\s*$")
+# Azure's health checks that ran no check (Azure/azurehpc-health-checks run-health-checks.sh and dockerfile/aznhc-entrypoint.sh
+# since 2023-08: 'echo "The vm SKU 'standard_$SKU' is currently not supported by Azure health checks." | tee -a $OUTPUT_PATH;
+# exit 0', written into the health log itself; 'echo "The conf file $CONF_FILE does not exist. Please specify a valid conf
+# file."'; distributed_nhc/onetouch_nhc.sh since 2023-09: 'echo "NHC-RESULT $(hostname) | Failed to run health checks, no log
+# file was generated at $HEALTH_LOG_FILE_PATH"'); real (Azure/azurehpc-health-checks#134, a fresh ND H200 v5 VM):
+# The vm SKU 'standard_nd96isr_h200_v5' is currently not supported by Azure health checks.
+# onetouch_nhc.sh then finds no ERROR in that log and prints "NHC-RESULT <host> | Healthy": a pass of nothing
+_AZ_NOT_RUN = re.compile(r"^(?:NHC-RESULT (?P<host>[\w.-]{1,128}) \| )?(?P<msg>The vm SKU '(?:standard_)?(?P<sku>[\w.-]{1,64})' is currently not "
+                         r"supported by Azure health checks\.|The conf file (?P<conf>\S{1,400}) does not exist\. Please specify a valid conf file\."
+                         r"|Failed to run health checks, no log file was generated at \S{0,400})\s*$", re.M)
 # GPU 0 has nvlinks inactive:     Link 4: Inactive          GPU 0 has all nvlinks inactive
 _NVLINK_GPU = re.compile(r"GPU (?P<gpu>\d+) has (?P<all>all )?nvlinks inactive")
 #          Link 5: Inactive            ... Link 17: Inactive. FaultCode: NHC2016
@@ -126,7 +138,7 @@ _DETECT = re.compile(r"ERROR:\s+[\w.-]+:\s+(?:Health check failed:|\d{1,5} healt
                      r"|^(?:[\w.-]{1,64}\[\d{1,10}\]: |ERROR )?Health check failed:  \S"
                      r"|[\w.-]{1,64}\[\d{1,10}\]: (?:Health check failed:  \S|\d{1,5} health checks failed\.)|^[\w.-]+ \| Healthy\s*$|^" + _TS + r"(?:[\w.-]+ \| )?SUCCESS:\s+[\w.-]+:\s+Health check passed:"
                      r"|^" + _TS + r"(?:[\w.-]+ \| )?WARNING:\s+[\w.-]+:\s+Nearing a failure threshold:"
-                     r"|^\d{1,5} health checks failed\.\s*$", re.M)
+                     r"|^\d{1,5} health checks failed\.\s*$|^NHC-RESULT [\w.-]+ \| Healthy\s*$", re.M)
 # NHC's own message for a check that returned non-zero without its own die (nhc: 'die $RET "Check $CHECK returned $RET"',
 # $CHECK being the whole nhc.conf line, arguments included):
 # ERROR:  nhc:  Health check failed:  Check check_nv_gpu_count 2 returned 1          (NVIDIA/deepops#660)
@@ -174,9 +186,10 @@ _MARK_OFFLINE = re.compile(r"node-mark-offline:\s{1,4}Marking\s{1,3}(?:[\w+-]{1,
 def detect(head: str) -> bool:
     if "Health check failed" not in head and "| Healthy" not in head and "Health check passed" not in head \
             and "Nearing a failure threshold" not in head and " health checks failed." not in head \
-            and "Node Health Checks failed" not in head:
+            and "Node Health Checks failed" not in head and "Azure health checks" not in head \
+            and "Failed to run health checks" not in head and "Please specify a valid conf file" not in head:
         return False
-    return _DETECT.search(head) is not None
+    return _DETECT.search(head) is not None or _AZ_NOT_RUN.search(head) is not None
 
 
 def _failed(line: str) -> re.Match[str] | None:
@@ -284,6 +297,11 @@ def parse(artefact: Artefact) -> ParseResult:
             result.lines_used += 1
         elif "Healthy" in line and _HEALTHY.match(line):
             result.lines_used += 1
+        elif ("health checks" in line or "conf file" in line) and (m := _AZ_NOT_RUN.match(line)) is not None:
+            configless = m["sku"] is not None or m["conf"] is not None
+            b.add(NhcCheckFailed, n, node=m["host"] or marked, check=None, message=m["msg"], could_not_run=not configless,
+                  no_config=configless, sku=m["sku"])
+            result.lines_used += 1
         elif "Health check passed" in line and _PASSED.match(line):
             result.lines_used += 1
         elif "Nearing a failure threshold" in line and (m := _WARNED.match(line)) is not None:
@@ -295,4 +313,4 @@ def parse(artefact: Artefact) -> ParseResult:
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (_DETECT,)
+SIGNATURES = (_DETECT, _AZ_NOT_RUN)

@@ -202,3 +202,23 @@ def test_hardware_check_forms_of_lbnl_hw() -> None:
         ("n1", "check_hw_ib", None, None, None, True, None, None, None, None, False),
         ("a1", "check_hw_mem", "max", 30, 20, False, None, None, None, None, False),
         ("a2", "check_hw_ib", None, None, None, True, "mlx5_0", "mlx5_0", None, 100.0, False)]
+
+
+def test_aznhc_sku_not_supported_of_azurehpc134() -> None:
+    # verbatim: run-health-checks.sh with no conf for an ND H200 v5 VM ran no check (exit 0)
+    res = parse_fixture(nhc_log, "nhc/azurehpc134_sku_not_supported.txt")
+    (f,) = res.facts
+    assert (f.evidence.line, f.check, f.no_config, f.could_not_run, f.sku) == (18, None, True, False, "nd96isr_h200_v5")
+
+
+def test_aznhc_onetouch_results_name_their_host() -> None:
+    # CONSTRUCTED from distributed_nhc/onetouch_nhc.sh's 'NHC-RESULT $(hostname) | $cleaned_line' and its failure to run,
+    # and run-health-checks.sh's missing conf line; a 'Healthy' result is read and gives no fact
+    text = ("NHC-RESULT gpu-07 | Healthy\n"
+            "NHC-RESULT gpu-08 | ERROR:  nhc:  Health check failed:  check_gpu_count: Expected 8 GPU(s), found 7\n"
+            "NHC-RESULT gpu-09 | Failed to run health checks, no log file was generated at /tmp/aznhc.log\n"
+            "The conf file /opt/azurehpc/conf/custom.conf does not exist. Please specify a valid conf file.\n")
+    res = parse_fixture(nhc_log, text=text)
+    assert [(f.node, f.check, f.could_not_run, f.no_config) for f in res.facts] == [
+        ("gpu-08", "check_gpu_count", False, False), ("gpu-09", None, True, False), ("n1", None, False, True)]
+    assert res.lines_used == 4
