@@ -576,3 +576,29 @@ def test_one_err_cell_in_the_summary_table_is_never_healthy(ruleset, tmp_path):
 def test_near_miss_the_same_table_without_err_stays_healthy(ruleset, tmp_path):
     rep, _ = _diagnose(tmp_path, ruleset, _one_err("|  0%   23C    P8    14W / 300W |      0MiB / 46068MiB |      0%      Default |"))
     assert rep.verdict == "healthy", rep.reason
+
+
+# session 54 (the lead's mixed audit, seed 5402): a Python traceback's header and frames with NCCL lines pasted after them
+# and no exception line anywhere read HEALTHY ('checked: nccl, network'): the frames' end was taken for the exception's
+# line, an NCCL INFO line the NCCL reader owns. Real lines: autotrain-advanced#456's accelerate traceback (its header
+# line without the progress bar before it, then two frames), then mpirun_tagged_ib.log's first three NCCL lines.
+SIGKILL = ART / "subprocess_error" / "autotrain456_accelerate_sigkill.txt"
+TAGGED = ART / "nccl_log" / "mpirun_tagged_ib.log"
+
+
+def _traceback_then_nccl(tail: str = "") -> str:
+    frames = SIGKILL.read_text().splitlines()[2:6]
+    return "\n".join(["Traceback (most recent call last):", *frames, _lines(TAGGED, 1, 3)] + ([tail] if tail else []))
+
+
+def test_traceback_frames_under_other_output_without_their_exception_are_never_healthy(ruleset, tmp_path):
+    rep, _ = _diagnose(tmp_path, ruleset, _traceback_then_nccl())
+    assert rep.verdict != "healthy", rep.reason
+    assert any(lim.limit == "cut_short" and lim.line == 1 for lim in rep.coverage.limits), rep.coverage.limits
+
+
+def test_near_miss_the_exception_line_below_the_other_output_is_read(ruleset, tmp_path):
+    # the same, the exception printed after the NCCL lines (ranks' output interleaved): that line is the error
+    rep, _ = _diagnose(tmp_path, ruleset, _traceback_then_nccl("RuntimeError: CUDA error: an illegal memory access was encountered"))
+    assert rep.verdict == "faulty" and rep.findings[0].cause == "app_gpu_fault", rep.findings
+    assert not any(lim.limit == "cut_short" and lim.line == 1 for lim in rep.coverage.limits), rep.coverage.limits

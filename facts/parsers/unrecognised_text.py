@@ -1097,6 +1097,17 @@ def unread_failures(artefact: Artefact, cited: set[int], owners=(), read: set[in
                 done.add(start)  # its exception line cut off: the capture is incomplete, no error line to quote
                 traceback_cut(b, start, shown)
                 continue
+            if line != start and not _exception_line(lines[line - 1]):
+                # the frames end in another writer's line (ranks' or processes' output interleaved, lines pasted between):
+                # the exception is the first exception line below, and where none follows, the capture never shows it
+                later = next((j for j in range(line, len(lines) + 1) if _EXCEPTION.match(lines[j - 1])), None)
+                if later is None:
+                    done.add(start)
+                    b.limit(start, "cut_short", f"a Python traceback (line {start}) whose frames stop at line {line - 1} "
+                                                f"under other output, its exception line nowhere below: what raised, and "
+                                                f"why, is not in the capture")
+                    continue
+                line = later
             text = lines[line - 1]
         if line in chains:  # a wrapper of Ray's exception chain: the chain's innermost line says it
             line = chains[line]
@@ -1192,6 +1203,13 @@ def _logger_records(raw: str, lines: list[str]) -> dict[int, int]:
 # (the program's words hold a blank: an exception whose message is a formatted traceback, Ray Serve's
 #  "RuntimeError: Traceback (most recent call last):" of ray-project/kuberay#3436, is the error line itself)
 _LOGGED_TRACEBACK = re.compile(r"^\S+\s[^\n]*\S: Traceback \(most recent call last\):?\s*$")
+
+
+def _exception_line(text: str) -> bool:
+    """Whether ``text``, the first line after a traceback's frames, can be its exception line: one that names an error or
+    a failure, or an exception's '<qualname>[: <message>]' ('KeyboardInterrupt', 'SystemExit: 1')."""
+    return (_ANY_ERROR.search(text) is not None or _EXCEPTION.match(text) is not None
+            or _BARE_EXCEPTION.fullmatch(text.strip()) is not None)
 
 
 def _traceback_end(lines: list[str], start: int) -> int:
