@@ -147,8 +147,6 @@ def test_parsers_do_not_claim_other_kinds_real_files():
                 allowed.add("subprocess_error")  # ("Caught signal 11 (Segmentation fault: ...)", ucs/debug: rapidsai/ucx-py#102)
             if folder.name == "torch_fr_trace":  # the analyser quotes the collective's Python stack ("all_reduce at .../distributed_c10d.py:2696")
                 allowed.add("torch_log")
-            if folder.name == "vllm_process_death":  # the engine's message queue waiting beside a worker that died
-                allowed.add("vllm_rpc_timeout")  # (OpenPipe/ART#201: "No available shared memory broadcast block found in 60 second.")
             if folder.name == "megatron_rerun":  # a verdict quotes the check that failed ("found NaN in local grad norm ...")
                 allowed.add("training_throughput")
             if folder.name == "k8s_device_plugin":  # the kubelet's admission refusal as a pod's event row (kubectl describe)

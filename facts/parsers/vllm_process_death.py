@@ -8,7 +8,7 @@ the engine down: every request in flight fails. The forms, from vLLM's source, e
 - V0's multiprocessing executor (vllm/executor/multiproc_worker_utils.py, 0.5-0.10:
   ``logger.error("Worker %s pid %s died, exit code: %s", process.name, process.pid, process.exitcode)``)::
 
-      ERROR 07-04 23:23:23 multiproc_worker_utils.py:120] Worker VllmWorkerProcess pid 3283517 died, exit code: -15.   (vllm-project/vllm#6145)
+      ERROR 07-04 23:23:23 multiproc_worker_utils.py:120] Worker VllmWorkerProcess pid 3283517 died, exit code: -15.   (the format filled in, CONSTRUCTED)
 
 - V1's executor, 0.7-0.8.4, on the SIGUSR1 a failing worker sent (vllm/v1/executor/multiproc_executor.py
   ``"MulitprocExecutor got fatal signal from worker processes, shutting down. See stack trace above for root cause
@@ -22,7 +22,7 @@ the engine down: every request in flight fails. The forms, from vLLM's source, e
   executor."``; a later form with the exit code, ``"... died unexpectedly (exit code: None), shutting down executor."``,
   seen in vllm-project/vllm-ascend#7742's log)::
 
-      ERROR 07-04 17:35:16 [multiproc_executor.py:140] Worker proc VllmWorker-1 died unexpectedly, shutting down executor.   (OpenPipe/ART#201)
+      eap-llm-server-on-arc  | ERROR 11-08 11:01:29 [multiproc_executor.py:135] Worker proc VllmWorker-3 died unexpectedly, shutting down executor.   (intel/llm-scaler#154)
 
 - a worker that failed while starting (multiproc_executor.py: its ``worker_main``'s ``logger.exception("WorkerProc
   failed to start.")``, and ``wait_for_ready``'s ``Exception("WorkerProc initialization failed due to an exception
@@ -57,9 +57,9 @@ from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult, i
 
 KIND = "vllm_process_death"
 
-# ERROR 07-04 23:23:23 multiproc_worker_utils.py:120] Worker VllmWorkerProcess pid 3283517 died, exit code: -15.   (vllm-project/vllm#6145)
+# ERROR 07-04 23:23:23 multiproc_worker_utils.py:120] Worker VllmWorkerProcess pid 3283517 died, exit code: -15.   (the format filled in, CONSTRUCTED)
 _V0 = re.compile(r"\bWorker (?P<name>[\w.:-]{1,80}) pid (?P<pid>\d{1,9}) died, exit code: (?P<code>-?\d{1,4})\b")
-# Worker proc VllmWorker-1 died unexpectedly, shutting down executor.                 (OpenPipe/ART#201, 0.9)
+# Worker proc VllmWorker-3 died unexpectedly, shutting down executor.                 (intel/llm-scaler#154)
 # Worker proc VllmWorker-14 died unexpectedly (exit code: None), shutting down executor. (vllm-project/vllm-ascend#7742)
 # RayWorkerProc rank=[3] died unexpectedly, shutting down executor.                    (ray_executor_v2.py's format, filled in)
 _V1 = re.compile(r"\b(?:Worker proc (?P<name>[\w.:-]{1,80})|RayWorkerProc rank=(?P<rank>\[[\d, ]{1,80}\]|\d{1,6}))"

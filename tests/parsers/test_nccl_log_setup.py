@@ -180,13 +180,13 @@ def test_real_socket_only_capture_has_only_socket_gdr_lines():
     assert result.errors == []
 
 
-def test_modify_qp_rtr_timeout_2_27_real_line():
-    """NVIDIA/nccl#2013: NCCL 2.27's ibv_modify_qp failure behind NCCL_DEBUG_TIMESTAMP_FORMAT's stamp, the host and
-    the GIDs' addresses redacted as posted: the 2.25+ form read whole (device, transition, GIDs)."""
-    result = parse_text((FIX / "nccl2013_modify_qp_rtr_timeout_2_27.log").read_text())
+def test_modify_qp_rtr_timeout_real_line():
+    """alibaba/Pai-Megatron-Patch#612: NCCL 2.25+'s ibv_modify_qp failure behind NCCL_DEBUG_TIMESTAMP_FORMAT's stamp,
+    read whole (device, transition, GIDs); its `-> 2` chain adds no second failure."""
+    result = parse_text((FIX / "paimegatron612_modify_qp_rtr_timeout.log").read_text())
     assert result.errors == []
     [v] = of_kind(result, "nccl_verbs_failure")
-    assert (v["verb"], v["error"], v["errno"], v["device"], v["port"]) == ("ibv_modify_qp", "Connection timed out", 110, "mlx_x", 1)
+    assert (v["verb"], v["error"], v["errno"], v["device"], v["port"]) == ("ibv_modify_qp", "Connection timed out", 110, "mlx5_bond_1", 1)
     assert (v["qp_state"], v["next_state"], v["gid_index"]) == ("INIT", "RTR", 3)
-    assert (v["local_gid"], v["remote_gid"]) == ("::ffff:xxx.xx.xx.xx", "::ffff:xxx.xx.xxx.xx")
-    assert v["local_device"] == 5
+    assert (v["local_gid"], v["remote_gid"]) == ("::ffff:172.168.20.71", "::ffff:172.16.20.65")
+    assert v["local_device"] == 0 and v["pid"] == 1360625

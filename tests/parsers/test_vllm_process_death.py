@@ -28,15 +28,11 @@ def test_worker_init_failed_under_the_engine_core_tag():
     assert f.evidence.line == 5
 
 
-def test_v0_worker_died_with_its_exit_code_quoted_in_a_sentence():
-    (f,) = _parse((FIX / "vllm6145_worker_died_exit_code_quoted.txt").read_text(), path="description.txt")
-    assert _view(f) == ("worker", "died", "worker_died_v0", "VllmWorkerProcess", 3283517, -15, "SIGTERM")
-
-
-def test_v1_worker_died_between_queue_waits():
-    (f,) = _parse((FIX / "art201_worker_died_shm_wait.log").read_text())
-    assert _view(f) == ("worker", "died", "worker_died", "VllmWorker-1", None, None, None)
-    assert f.evidence.line == 2
+def test_v1_worker_died_then_engine_core_fatal_under_compose_prefix():
+    facts = _parse((FIX / "llmscaler154_worker_died_engine_fatal.log").read_text())
+    assert [_view(f) for f in facts] == [("worker", "died", "worker_died", "VllmWorker-3", None, None, None),
+                                         ("engine core", "died", "engine_core_fatal", None, None, None, None)]
+    assert [f.evidence.line for f in facts] == [2, 3]
 
 
 def test_fatal_signal_of_0_8_once():
@@ -48,6 +44,8 @@ def test_fatal_signal_of_0_8_once():
 
 @pytest.mark.parametrize("line,view", [
     # forms of vLLM's source, filled in (CONSTRUCTED from each format string; the messages as the source writes them)
+    ("ERROR 07-04 23:23:23 multiproc_worker_utils.py:120] Worker VllmWorkerProcess pid 3283517 died, exit code: -15.",  # V0
+     ("worker", "died", "worker_died_v0", "VllmWorkerProcess", 3283517, -15, "SIGTERM")),
     ("RayWorkerProc rank=[3] died unexpectedly, shutting down executor.",       # ray_executor_v2.py
      ("worker", "died", "worker_died", "RayWorkerProc rank=[3]", None, None, None)),
     ("ERROR 06-10 03:43:33 [multiproc_executor.py:487] WorkerProc failed to start.",   # worker_main
