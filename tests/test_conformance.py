@@ -115,9 +115,10 @@ def test_parsers_do_not_claim_other_kinds_real_files():
             if folder.name == "python_stack_dump":  # py-spy's frames name torch/distributed/ files too (accelerate#3104)
                 allowed |= {"torch_log"}
             if folder.name in ("torch_log", "nccl_log", "nccl_tests", "nccl_channels", "nccl_net_oob", "nccl_nvls", "nccl_topo_print",
-                               "vllm_pynccl") and "NCCL INFO" in head:
-                # parsers of single NCCL line families (rings/trees, OOB address, NVLS, the topology print) read the same logs
-                allowed |= {"nccl_log", "torch_log", "nccl_tests", "nccl_channels", "nccl_net_oob", "nccl_nvls", "nccl_topo_print"}
+                               "vllm_pynccl", "nccl_mnnvl") and "NCCL INFO" in head:
+                # parsers of single NCCL line families (rings/trees, OOB address, NVLS, MNNVL, the topology print) read the same logs
+                allowed |= {"nccl_log", "torch_log", "nccl_tests", "nccl_channels", "nccl_net_oob", "nccl_nvls", "nccl_topo_print",
+                            "nccl_mnnvl"}
             if folder.name == "nccl_log" and "NCCL error" in head:  # NCCL's messages beside PyTorch's error that cites them
                 allowed.add("torch_log")  # (blog.gitcode.com's summary: "NCCL error: unhandled system error", wild sweep rR5)
             if folder.name == "nvml_init":  # an NVML failure as dcgm-exporter's log shows it, the exporter's lines around it

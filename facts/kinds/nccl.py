@@ -530,6 +530,27 @@ class NcclOobAddress(Fact):
 
 
 @fact_kind
+class NcclMnnvlFabric(Fact):
+    """NCCL's view of a GPU's multi-node NVLink fabric registration (``MNNVL busId 0x.. fabric UUID a.b cliqueId
+    0x.. state N healthMask 0x..``, src/init.cc, printed where NVML reports a fabric state): NVML's
+    nvmlGpuFabricInfoV_t as NCCL read it at communicator init, the health mask's 2-bit fields decoded."""
+
+    kind: Literal["nccl_mnnvl_fabric"] = "nccl_mnnvl_fabric"
+    pid: int | None = None
+    local_device: int | None = None
+    bus_id: str  # canonical dddd:bb:dd.f of NCCL's busId
+    state: int  # NVML_GPU_FABRIC_STATE_*: 1 Not Started, 2 In Progress, 3 Completed
+    state_name: str  # "Not Started", "In Progress", "Completed", "unknown"
+    health_mask: str  # as printed, "0x80"
+    #: the health fields NVML reports TRUE, joined with ", ": "degraded bandwidth", "route recovery in progress",
+    #: "route unhealthy", "access timeout recovery" ("" where none is)
+    health_problems: str = ""
+    health_problem_count: int = 0
+    clique_id: str | None = None  # "0x7ffe"
+    cluster_uuid_zero: bool = False  # "fabric UUID 0.0": no cluster assigned (any GPU outside an NVLink domain)
+
+
+@fact_kind
 class NcclNvlsSupport(Fact):
     """``NVLS multicast support is [not ]available on dev N``: NVLS was enabled and the node had
     enough GPUs for NCCL to ask the GPU (CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED)."""
