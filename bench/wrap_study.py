@@ -44,6 +44,7 @@ class Form:
     line: Wrap | None = None  # applied to every line of a file
     text: Callable[[str], str] | None = None  # or to the whole text (forms that add or split lines)
     kernel_only: bool = False  # a wrapper only kernel logs get (talosctl dmesg)
+    encode: Callable[[str], bytes] | None = None  # or the file written in another encoding
 
 
 def _json_line(line: str, i: int, kernel: bool) -> str:
@@ -77,6 +78,13 @@ def _terminal_wrap(text: str, width: int = 80) -> str:
 def _journal(stamp: str) -> Wrap:
     """journald's short forms: a stamp, the host, the tag (``kernel`` for a kernel log)."""
     return lambda s, i, k: f"{stamp} gpu-node-{i} {'kernel' if k else 'python3[4242]'}: {s}"
+
+
+def _numbered(fmt: str) -> Callable[[str], str]:
+    """Every line of a text after ``fmt`` formatted with its number ``n`` (from 1), and ``s`` / ``c`` (its number mod 60
+    / mod 100, for a stamp's seconds and an epoch's hundredths)."""
+    return lambda t: "".join(fmt.format(n=n, s=n % 60, c=n % 100) + ln + "\n"
+                             for n, ln in enumerate(t.rstrip("\n").split("\n"), 1))
 
 
 def _prefix(fmt: str) -> Wrap:
@@ -176,6 +184,45 @@ FORMS: list[Form] = [
     Form("terminal wrap at 97", "(a resized window's odd width)", "", text=lambda t: _terminal_wrap(t, 97)),
     Form("terminal wrap at 80, quoted", "(cut at 80, then pasted as a '> ' quote)", "",
          text=lambda t: "\n".join("> " + r for r in _terminal_wrap(t).split("\n"))),
+    # --- issue 11, session 54 round rCA2: stamps of other locales and offsets, line numbers, exports, encodings ---
+    Form("journald short, fr_FR",
+         "déc. 02 09:56:04 host kernel: ... (journalctl under LANG=fr_FR.UTF-8: strftime's %b, 'déc.', 'févr.', 'août')",
+         "systemd src/shared/logs-show.c output_short: strftime(\"%b %d %H:%M:%S\") in the user's locale",
+         line=_journal("déc. 02 09:56:04")),
+    Form("journald short, de_DE", "Mär 26 07:38:49 host kernel: ... (de_DE: 'Mär', 'Okt', 'Dez')",
+         "systemd logs-show.c (%b of de_DE)", line=_journal("Mär 26 07:38:49")),
+    Form("journald short, zh_CN", "6月 28 02:52:53 jjf-Super-Server kernel: NVRM: Xid (PCI:0000:c2:00): 79, ...",
+         "a nvidia-bug-report.log grepped, posted in a blog's repository (zh_CN: %b is '6月')",
+         line=_journal("12月 02 09:56:04")),
+    Form("journald short, lowercase", "sep 03 13:25:15 cachyos kernel: NVRM: loading NVIDIA UNIX Open Kernel Module ...",
+         "es_ES / it_IT / nl_NL: %b in lower case ('sep', 'dic', 'ott')", line=_journal("dic 02 09:56:04")),
+    Form("journald short-iso (colon)", "2025-03-04T10:11:12+01:00 host kernel: ... (systemd >= 250: '%:z')",
+         "systemd logs-show.c format_timestamp_style TIMESTAMP_ISO", line=_journal("2025-03-04T10:11:12+01:00")),
+    Form("journald short-iso-precise", "2025-03-04T10:11:12.123456+01:00 host kernel: ...",
+         "journalctl -o short-iso-precise; rsyslog RSYSLOG_FileFormat (date-rfc3339), Ubuntu 24.04's /var/log/syslog",
+         line=_journal("2025-03-04T10:11:12.123456+01:00")),
+    Form("journald short-full", "Tue 2025-03-04 10:11:12 CET host kernel: ...",
+         "journalctl -o short-full (systemd logs-show.c: format_timestamp, '%a %Y-%m-%d %H:%M:%S %Z')",
+         line=_journal("Tue 2025-03-04 10:11:12 CET")),
+    Form("kubectl logs --timestamps, offset", "2025-07-25T07:53:08.21748708+08:00 <line>",
+         "kubelet's RFC3339Nano of the CRI log's own time (a node kept in UTC+8)",
+         line=_prefix("2025-07-25T07:53:08.217487080+08:00 ")),
+    Form("cat -n", "     12\t<line> (coreutils cat -n: '%6d\\t')", "coreutils src/cat.c next_line_num",
+         text=_numbered("{n:6d}\t")),
+    Form("grep -n", "12:<line> (grep -n over one file)", "GNU grep -n, --line-number",
+         text=_numbered("{n}:")),
+    Form("grep -n, files", "dmesg.log:12:<line> (grep -n over several files)", "GNU grep -Hn",
+         text=_numbered("/var/log/syslog:{n}:")),
+    Form("line numbers, bar", "  12 | <line> (an editor's or viewer's gutter copied)", "",
+         text=_numbered("{n:4d} | ")),
+    Form("Grafana txt (ISO)", "2024-01-01T10:00:00+01:00\t<line>",
+         "grafana public/app/core/utils/explore.ts downloadLogsModelAsTxt: dateTimeFormatISO(row.timeEpochMs) + '\\t' + row.entry",
+         text=lambda t: 'Common labels: {"job":"trainer"}\n\n\n' + _numbered("2024-05-01T10:00:{s:02d}+02:00\t")(t)),
+    Form("Grafana txt (ms)", "1714550400123\t2024-05-01T08:00:00.123Z\t<line>",
+         "grafana downloadLogsModelAsTxt (10.x-11.x): row.timeEpochMs + '\\t' + dateTime(...).toISOString() + '\\t' + row.entry",
+         text=lambda t: "\n\n" + _numbered("17145504{c:02d}123\t2024-05-01T08:00:{s:02d}.123Z\t")(t)),
+    Form("UTF-16 (PowerShell >)", "(Windows PowerShell 5's '>' writes UTF-16LE with a BOM)", "",
+         encode=lambda t: t.replace("\n", "\r\n").encode("utf-16")),
 ]
 
 
@@ -193,7 +240,9 @@ def _is_kernel_log(text: str) -> bool:
     return any(p.KIND == "kernel_log" for p in recognise(text))
 
 
-def wrap_text(form: Form, text: str, index: int, kernel: bool) -> str:
+def wrap_text(form: Form, text: str, index: int, kernel: bool) -> str | bytes:
+    if form.encode is not None:
+        return form.encode(text)
     if form.text is not None:
         return form.text(text)
     lines = text.split("\n")
@@ -202,7 +251,7 @@ def wrap_text(form: Form, text: str, index: int, kernel: bool) -> str:
     return "\n".join(out) + ("\n" if last is not None else "")
 
 
-def top(files: list[tuple[Path, str]], ruleset) -> tuple[str, str]:
+def top(files: list[tuple[Path, str | bytes]], ruleset) -> tuple[str, str]:
     """(verdict, cause of the top serious finding or '-') of a bundle made of ``files``."""
     from stethoscope.engine.pipeline import diagnose, observe_bundle
 
@@ -210,7 +259,10 @@ def top(files: list[tuple[Path, str]], ruleset) -> tuple[str, str]:
         for rel, text in files:
             dst = Path(tmp) / rel
             dst.parent.mkdir(parents=True, exist_ok=True)
-            dst.write_text(text, encoding="utf-8", newline="")
+            if isinstance(text, bytes):
+                dst.write_bytes(text)
+            else:
+                dst.write_text(text, encoding="utf-8", newline="")
         rep = diagnose(observe_bundle(tmp, 1, ruleset=ruleset), ruleset)
     serious = [f for f in sorted(rep.findings, key=lambda f: f.rank) if f.severity in SERIOUS]
     return rep.verdict, serious[0].cause if serious else "-"

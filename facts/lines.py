@@ -214,11 +214,26 @@ _CLOUD_VIEWER = re.compile(
 # parser), so a node in UTC+8 writes (sgl-project/sglang#8336, a pod's /var/log/containers file):
 # 2025-07-25T07:53:08.21748708+08:00 stdout F [2025-07-25 07:53:08 TP2] Scheduler hit an exception: Traceback (most recent call last):
 # (an offset only with the stream and its tag after it: "<time>+08:00 host kernel: ..." stays journald's)
+# kubectl logs --timestamps (and docker logs -t) print that time as RFC3339Nano, the node's offset kept (the kubelet
+# re-formats the CRI file's own time, kuberuntime/logs: timestamp.Format(time.RFC3339Nano)), and Grafana's log download
+# writes each entry after its ISO time and a tab (public/app/core/utils/explore.ts downloadLogsModelAsTxt,
+# dateTimeFormatISO(row.timeEpochMs) + '\t' + row.entry), so with an offset and no stream (CONSTRUCTED from the formats):
+# 2025-07-25T07:53:08.217487080+08:00 [2025-07-25 07:53:08 TP2] Scheduler hit an exception: Traceback (most recent call last):
 _CONTAINER_TS = re.compile(
     r"\n\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z[ \t](?:(?:stdout|stderr) [FP][ \t])?"
-    r"|[+-]\d\d:?\d\d[ \t](?:stdout|stderr) [FP][ \t])"
+    r"|[+-]\d\d:\d\d[ \t](?:(?:stdout|stderr) [FP][ \t])?|[+-]\d\d\d\d[ \t](?:stdout|stderr) [FP][ \t])"
     r"(?![A-Za-z0-9][\w.-]* [\w./-]+(?:\[\d+\])?: )",  # "node1 kernel: ..." is journald's: kept
 )
+# an RFC 3339 time with its offset at a line's start, then a blank or a tab (the gate of _CONTAINER_TS's offset forms)
+_OFFSET_TS = re.compile(r"\n\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?[+-]\d\d:\d\d[ \t]")
+# Grafana's log download (Explore, a panel's inspector: "Download logs" as .txt), each entry after its time and a tab
+# (grafana public/app/features/logs/utils.ts downloadLogsModelAsTxt, 10.x-11.x: row.timeEpochMs + '\t' +
+# dateTime(row.timeEpochMs).toISOString() + '\t' + row.entry; 9.x: dateTimeFormat(row.timeEpochMs, {defaultWithMS:
+# true}) + '\t' + row.entry; earlier an ISO time with its offset, _CONTAINER_TS), CONSTRUCTED from the formats:
+# 1714550400123\t2024-05-01T08:00:00.123Z\tnode1:1633:1633 [0] NCCL WARN NET/IB : Got async event : port error
+# 2024-05-01 10:00:00.123\tnode1:1633:1633 [0] NCCL WARN NET/IB : Got async event : port error
+# (the epoch's milliseconds go here, the ISO time after them with _CONTAINER_TS)
+_GRAFANA_TXT = re.compile(r"\n(?:\d{13}\t(?=\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z\t)|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}\t)")
 # Loki's logcli query, default output (grafana/loki pkg/logcli/output/default.go: fmt.Sprintf("%s %s %s", the
 # entry's time as time.RFC3339, padLabel(labels, maxLabelsLen): the stream's labels as Prometheus prints a label set,
 # padded with blanks to the longest, strings.TrimSpace(line)); grafana/loki docs/logcli.md:
@@ -326,12 +341,24 @@ _KMSG_BREAK = re.compile(r"(?<!['\"])\\x0[9a](?!['\"])")
 #                                          its names end in the container's index: "svc-1", v1 "proj_svc_1")
 # Nov 29 18:30:18 gpu-node-3 nvidia-smi[4242]:     Remapped Rows     (syslog, journald short, -precise, -iso,
 #   -unix: systemd logs-show.c; not the kernel's, which the kernel log's reader owns)
-# a syslog / journald stamp: short (-precise), -iso (-precise) with its UTC offset, -unix; short's month is the
+# a syslog / journald stamp: short (-precise), -iso (-precise) with its UTC offset, -unix, -full; short's month is the
 # locale's abbreviation (strftime's %b), lowercase in some locales:
 # nov 02 18:00:58 beck containerd[10237]: time="2022-11-02T18:00:58.738797825+02:00" level=error msg="RunPodSandbox ...
 #   (NVIDIA/gpu-operator#432)
-_JOURNAL_STAMP = (r"[A-Za-z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?[+-]\d\d:?\d\d"
-                  r"|\d{9,10}\.\d{6}")
+# journalctl prints it in the reader's locale (systemd src/shared/logs-show.c output_short: strftime(buf, sizeof(buf),
+# "%b %d %H:%M:%S", ...)), glibc's abmon: C "Dec", es_ES "dic", de_DE "Dez" / "Mär", fr_FR "déc." / "févr." / "août",
+# ru_RU "дек", el_GR "Δεκ", fi_FI "joulu", zh_CN "12月", ja_JP " 6月" (padded), ko_KR "12월"; an nvidia-bug-report.log
+# of a zh_CN host, grepped (ThreeStones1029/ThreeStones1029.github.io, _posts/2024-06-28-服务器nvidia-smi报错Unable to
+# determine the device handle for GPU0000:C2:00.0: Unknown Error.md):
+# 6月 28 02:52:53 jjf-Super-Server kernel: NVRM: Xid (PCI:0000:c2:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.
+# (the letters of the Latin, Greek and Cyrillic scripts written as themselves, not as escapes: RE2 reads the same class)
+MONTH = "(?:[A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff]{2,6}\\.?|[ \\d]?\\d[\u6708\uc6d4])"
+# journalctl -o short-full (logs-show.c format_timestamp: "%a %Y-%m-%d %H:%M:%S %Z"; the zone's abbreviation, or its
+# offset where the zone has none):
+# Tue 2025-03-04 10:11:12 CET gpu-node-3 python3[4242]: ...      (CONSTRUCTED from the format)
+_FULL_STAMP = (r"[A-Za-z]{3} \d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? (?:[A-Z][A-Za-z]{1,5}|[+-]\d\d(?:\d\d)?)")
+_JOURNAL_STAMP = (MONTH + r" [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?[+-]\d\d:?\d\d"
+                  r"|\d{9,10}\.\d{6}|" + _FULL_STAMP)
 # pdsh's host given by its IPv4 address (a hostfile of addresses: DeepSpeed's launcher runs pdsh -w 10.0.0.6,10.0.0.7):
 #   10.0.0.7: 719f2593e03a4bbc8d6dff88bf662002000003:97:97 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.7<0>   (Azure/azureml-assets#302)
 _IPV4 = r"\d{1,3}(?:\.\d{1,3}){3}"
@@ -759,11 +786,11 @@ def _unglued(text: str) -> str:
 
 #: literal gates: a text holding none of these has no wrapper, and is returned as it is
 _GATES = ("`", ">", '"', "\u201c", "<std", ">1 ", ": ", "Z ", '{"log":', "[pod/", "pid=", "]:", " - ", "] ", " | ", "\n*", "\n_",
-          "##[")
+          "##[", "Z\t", ":00 ", ":00\t", ":30 ", ":30\t", ":45 ", ":45\t")  # (the last: a time's UTC offset, then a blank or a tab)
 #: one scan that says whether any line starts like a wrapper (most files: none, and no more work)
 _ANY = re.compile(
     r"\n(?:[ \t]{0,3}>|[ \t]*`|[\"\u201c]|\[\d+(?:,\d+)?\]<|" + _CTIME + r"[\[<]|\d{1,5}: |\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d|\{\"log\":|\x1e?[ \t]*(?:\[[ \t]*)?\{ ?\"|[ \t]{0,16}\"(?:MESSAGE|message|log|line)\" ?: ?\"|\"?(?:@timestamp|_?time|[Tt]ime(?:stamp)?|[Dd]ate)\"?,|\[pod/|\([\w. =():/,-]*pid=\d"
-    r"|\[(?:default|rank)\d|\[\d{4}-|(?:\*{1,3}|_{1,3})[^\s*_]|" + _LEVEL + r"[: ]|(?:DEFAULT|NOTICE|ALERT|EMERGENCY)[ \t]+\d{4}-"
+    r"|\d{13}\t\d{4}-|\[(?:default|rank)\d|\[\d{4}-|(?:\*{1,3}|_{1,3})[^\s*_]|" + _LEVEL + r"[: ]|(?:DEFAULT|NOTICE|ALERT|EMERGENCY)[ \t]+\d{4}-"
     r"|[^`\n]*`(?:[\w.-]+(?:\[\d+\])?: (?:error|fatal): |[A-Za-z_][\w.]*(?:Error|Exception): |[\w.-]+:\d+:\d+ \[\d+\] NCCL "
     r"|(?:\[ *\d+\.\d+\] )?NVRM: |NVIDIA-SMI has failed )"  # (_PROSE_TICK's spans, unbounded: one DFA state a run)
     r"|[ \t]{1,4}\|[ \t]|<\d{1,3}>1 |" + _MONOTONIC + r"[\w.@/-]+\[\d+\]:|##\[|[^\t\n]+\t[^\t\n]+\t\d{4}-\d\d-\d\dT|" + _LABEL + ")"
@@ -1310,6 +1337,79 @@ _ROW_INDENTED = INDENTED_GATE = re2.compile("\n ")
 PADDED_GATE = re2.compile("  \n")
 
 
+# A paste whose every line carries its line number, copied from a numbered listing (issue 11, round rCA2): `cat -n` and
+# `nl` (coreutils src/cat.c next_line_num and src/nl.c: the number right-aligned in six columns, then a tab), `grep -n`
+# (GNU grep: "<n>:" before a matching line, "<n>-" before a context line with -A/-B/-C, "--" between groups; with
+# several files "<file>:<n>:" and "<file>-<n>-"), an editor's or viewer's gutter ("  12 | ", bat's "  12 │ "),
+# CONSTRUCTED from the formats over real lines (fixtures/artefacts/kernel_log/journal_iso_xid45.log under cat -n):
+#      1\t2026-11-29T18:32:13+0000 node17 kernel: NVRM: Xid (PCI:0000:dc:00): 45, pid=1818990, name=python3, ...
+# 812:Jun  5 22:36:51 zozio32-p6-2487ea kernel: [ 4564.303887] NVRM: GPU at 0000:01:00.0 has fallen off the bus.
+# /var/log/syslog:812:Jun  5 22:36:51 zozio32-p6-2487ea kernel: [ 4564.303887] NVRM: GPU at 0000:01:00.0 has ...
+# The numbers go where every non-blank line carries one (grep's "--", a code fence and a blank row apart), three lines
+# or more, the numbers rising (by one in a listing of every line: cat -n, a gutter), and for grep's form a matching line
+# among them: a column of numbers that happens to rise (a table's index, srun's "0: " task labels of one line each, an
+# NCCL line's "host:pid:" of one rank after another, a log stamped by the hour) is no gutter.
+_GUTTER_HEAD = re.compile(r"[ \t]*(?:`{3}[^\n]*\n[ \t]*)?(?:\d{1,9}(?:\t|[:-]| *[|\u2502])|[\w./-]{1,255}[:-]\d{1,9}[:-])")
+_GUTTER_ROW = re.compile(
+    r"(?P<cat> {0,8}(?P<cn>\d{1,9})\t)|(?P<bar> {0,8}(?P<bn>\d{1,9}) *[|\u2502] ?)"
+    r"|(?P<file>[\w./-]{1,255}?)(?P<fs>[:-])(?P<fn>\d{1,9})(?P=fs)(?!\d+ \[\d)"
+    r"|(?P<grep>(?P<gn>\d{1,9})(?P<gs>[:-]))(?!\d\d:\d\d(?![:\d]))")
+# a file that grep -H names: a path or a log's file name (not a host name, not a host:pid of NCCL's prefix)
+_GREP_FILE = re.compile(r"[\w.-]*/[\w./-]*|[\w.-]+\.(?:log|txt|out|err)(?:\.\d+)?|syslog|messages|kern\.log|dmesg")
+
+
+def _ungutter(text: str) -> str | None:
+    """``text`` without the line numbers a numbered listing put before every line (see _GUTTER_HEAD), line for line;
+    None where it is no such listing. Only a text whose first line starts like one is looked at further (one anchored
+    match a file)."""
+    if _GUTTER_HEAD.match(text) is None:
+        return None
+    cuts: list[tuple[int, int]] = []  # (a numbered line's start, its number's end): the text is walked, not split (a
+    form: str | None = None           # dated log's first line starts like grep's; its second ends the walk)
+    padded = False
+    last = -1
+    numbered = matched = 0
+    start, size = 0, len(text)
+    while start <= size:
+        end = text.find("\n", start)
+        end = size if end == -1 else end
+        body = text[start:end - 1] if text[end - 1:end] == "\r" and end > start else text[start:end]
+        bare = body.strip()
+        if bare and bare != "--" and not bare.startswith("```"):
+            m = _GUTTER_ROW.match(body)
+            if m is None:
+                return None
+            kind = "cat" if m["cat"] else "bar" if m["bar"] else "file" if m["file"] is not None else "grep"
+            if form is None:
+                form, padded = kind, kind == "cat" and len(m["cat"]) >= 7
+            elif kind != form:
+                return None
+            n = int(m["cn"] or m["bn"] or m["fn"] or m["gn"])
+            if kind == "file":
+                if _GREP_FILE.fullmatch(m["file"]) is None:
+                    return None
+                matched += m["fs"] == ":"
+            elif kind == "grep":
+                matched += m["gs"] == ":"
+            if n <= last or (kind in ("cat", "bar") and last >= 0 and n != last + 1):
+                return None  # (cat -n and a gutter number a blank row too; nl leaves it out of its count)
+            last = n
+            numbered += 1
+            cuts.append((start, start + m.end()))
+        start = end + 1
+    # (one line is enough where the form says it is a listing's: grep's match, cat -n's number in its six columns; a
+    # gutter's two)
+    least = 1 if form in ("file", "grep") or (form == "cat" and padded) else 2 if form == "bar" else 3
+    if numbered < least or (form in ("grep", "file") and not matched):
+        return None
+    parts, pos = [], 0
+    for line_start, cut in cuts:
+        parts.append(text[pos:line_start])
+        pos = cut
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
 class Normalised(str):
     """A normalised text whose lines a terminal had cut are joined: ``joined`` maps the 1-based
     line that holds a joined line to the number of rows after it it took (left blank)."""
@@ -1339,6 +1439,10 @@ def normalise(text: str, plain: bool | None = None, split: list[list[str]] | Non
     ``glued``: whether :data:`GLUE_GATE` finds a line to look at, when the caller's scan answered it (False: none, and
     no pass of its own: a bench node's NCCL logs and -q -x hold '<' and cost ~1.4 ms a node to scan again); ``padded``,
     ``indented``: whether :data:`PADDED_GATE`, :data:`INDENTED_GATE` occur in ``text``, when the caller's scan answered it."""
+    # a numbered listing's line numbers (see _ungutter), before any other wrapper: the outermost one
+    ungutter = _ungutter(text)
+    if ungutter is not None:
+        text, plain, split, uncut, glued, padded, indented = ungutter, None, None, None, None, None, None
     # a terminal UI's framed pane: its rows' lines (see _PANE_ROW); "in" on a text of one-byte characters only costs
     # nothing (CPython answers from the string's kind)
     if "\u2502" in text:
@@ -1443,7 +1547,9 @@ def _strip(text: str, plain: bool = False) -> str:
             out = _LOGCLI.sub("\n", out)
         if "Z " in out and "\t" in out:
             out = _GH_RUN_LOG.sub("\n", out)
-        if "Z " in out or "Z\t" in out or " stdout " in out or " stderr " in out:
+        if "\t" in out:
+            out = _GRAFANA_TXT.sub("\n", out)
+        if "Z " in out or "Z\t" in out or " stdout " in out or " stderr " in out or _OFFSET_TS.search(out) is not None:
             out = _CONTAINER_TS.sub("\n", out)
         if "##[" in out:
             out = _GHA_TAG.sub("\n", out)

@@ -36,12 +36,13 @@ from __future__ import annotations
 import re
 
 from stethoscope.facts.kinds.host import SharedFsMountFailed  # noqa: F401 - the fact classes live in facts/kinds
+from stethoscope.facts.lines import MONTH
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 
 KIND = "fs_mount_failure"
 
 # Sep 17 15:08:01 gnode01 beegfs-client[780929]: ...      /   2025-09-17T15:08:01+0200 gnode01 systemd[1]: ...
-_SYSLOG = re.compile(r"^\s*(?P<ts>[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT[\d:.]+(?:[+-]\d\d:?\d\d|Z)?)"
+_SYSLOG = re.compile(r"^\s*(?P<ts>" + MONTH + r" +\d{1,2} \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT[\d:.]+(?:[+-]\d\d:?\d\d|Z)?)"
                      r" (?P<host>[A-Za-z0-9][\w.-]{0,63}) (?P<tag>[\w.@-]{1,64})(?:\[\d+\])?: ")
 #: the client-side names of the network file systems (a unit, a syslog tag, a mount helper): the file system
 _FS_WORD = re.compile(r"(?i)(?P<w>beegfs|lustre|lnet|nfs4?|ceph|gpfs|mmfs|weka|cifs|smb3?)")

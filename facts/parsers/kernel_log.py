@@ -36,6 +36,7 @@ import re2
 
 from stethoscope.facts import classify
 from stethoscope.facts.ids import pci_bus_id, try_pci_bus_id
+from stethoscope.facts.lines import MONTH
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.kinds.kernel import (
     GpuFellOffBus,
@@ -195,7 +196,8 @@ _DETECT = re.compile(
     r"|^\t?\[\s*\+?\d+\.\d{6}\] (?:[^\[\n]|\[\s*[TC]\d+\]|\[[^\]\n]*[^\d\s\]\n]\])"
     r"|^\[[A-Z][a-z]{2} [A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d \d{4}\] "
     # (journalctl -o short-precise: "Aug 30 06:58:55.050705 host kernel: ...", leptonai/gpud#70)
-    r"|^(?:[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d(?:\.\d{1,9})?|\d{4}-\d\d-\d\dT\S+) \S+ kernel: "
+    # (the month in the reader's locale: lines.MONTH, "déc. 02", "Mär 26", " 6月 28")
+    r"|^(?:" + MONTH + r" +\d{1,2} \d\d:\d\d:\d\d(?:\.\d{1,9})?|\d{4}-\d\d-\d\dT\S+) \S+ kernel: "
     r"|(?:Out of memory(?: \(oom_kill_allocating_task\))?|Memory cgroup out of memory): Kill(?:ed)? process \d+ \("  # pasted without a prefix
     r"|^Killed process \d+ \([^)\n]{0,64}\) total-vm:\d+kB, anon-rss:|^oom-kill:constraint=CONSTRAINT_"
     # the kernel's firmware loader on the NVIDIA module's GSP file, pasted without a prefix
@@ -226,7 +228,7 @@ _RECORD = re.compile(
     r"|kern *: *[a-z]{3,7} *: "
     r"|\[\s{0,12}\+?\d{1,12}\.\d{6}\] "
     r"|\[[A-Z][a-z]{2} [A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d \d{4}\] "
-    r"|(?:[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d(?:\.\d{1,9})?|\d{4}-\d\d-\d\dT\S{1,40}) \S{1,253} kernel: "
+    r"|(?:" + MONTH + r" +\d{1,2} \d\d:\d\d:\d\d(?:\.\d{1,9})?|\d{4}-\d\d-\d\dT\S{1,40}) \S{1,253} kernel: "
     r"|NVRM:? )"
 )
 

@@ -78,6 +78,7 @@ import re
 
 from stethoscope.facts.ids import try_pci_bus_id
 from stethoscope.facts.kinds.kernel import NetdevTxTimeout
+from stethoscope.facts.lines import MONTH
 from stethoscope.facts.kinds.network import (  # noqa: F401 - the fact classes live in facts/kinds
     KernelIbCompletionError, Mlx5CmdFailed, Mlx5HealthEvent, Mlx5SlotPowerInsufficient,
 )
@@ -180,7 +181,7 @@ _CQE_SYNDROME = {
 }
 _GENERAL_ERR = (21, "general error")
 # Dec 02 09:56:04 node1 kernel: ...   /   2025-12-02T09:56:04+0000 node1 kernel: ...
-_HOST = re.compile(r"^(?:[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\S+) (?P<host>\S+) kernel: ")
+_HOST = re.compile(r"^(?:" + MONTH + r" +\d{1,2} \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\S+) (?P<host>\S+) kernel: ")
 
 
 def detect(head: str) -> bool:

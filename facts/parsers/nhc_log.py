@@ -44,6 +44,7 @@ from __future__ import annotations
 import re
 
 from stethoscope.facts.kinds.dcgm import NhcCheckFailed, NhcChecksSummary, NhcCheckWarning  # noqa: F401 - the fact classes live in facts/kinds
+from stethoscope.facts.lines import MONTH
 from stethoscope.facts.parsers.base import Artefact, FactBuilder, ParseResult
 from stethoscope.facts.parsers.nvidia_smi_nvlink import NvlinkLinkState
 
@@ -88,7 +89,7 @@ _SYSLOG_FAILED = re.compile(r"^(?:(?P<tag>[\w.-]{1,64})\[\d{1,10}\]: |ERROR )?He
                             r"(?:(?P<check>check_\w+): )?(?P<msg>(?:.*\S)?)\s*$")
 # the host the syslog line names (RFC 3164's 'Mmm dd hh:mm:ss host tag[pid]: ', rsyslog's RFC 3339 stamp), read from the
 # line as read (the normaliser took it off)
-_SYSLOG_HOST = re.compile(r"^(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?) "
+_SYSLOG_HOST = re.compile(r"^(?:" + MONTH + r" [ \d]\d \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?) "
                           r"(?P<host>[\w.-]{1,128}) [\w.-]{1,64}\[\d{1,10}\]: ")
 # mynode-108 | ERROR: No results reported          (distributed NHC: the node ran no NHC or reported nothing)
 _NO_RESULTS = re.compile(r"^(?:NHC-RESULT )?(?P<host>[\w.-]+) \| ERROR: (?P<msg>No results reported)\s*$")
