@@ -153,7 +153,8 @@ def _beyond(visible: str, passed: int) -> bool:
 # The device nodes alone give a container no driver: libcuda.so and libnvidia-ml.so are the host driver's user-space
 # half, which the NVIDIA runtime's hook (--gpus, --runtime=nvidia, a CDI device, nvidia-docker 1.x's volume) mounts in;
 # a run that binds them itself names them in a volume (-v /usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1:..., a driver
-# folder such as /usr/local/nvidia: utkuozdemir/nvidia_gpu_exporter's documented run).
+# folder such as /usr/local/nvidia: utkuozdemir/nvidia_gpu_exporter's documented run). A run that sets NVIDIA_VISIBLE_DEVICES
+# itself (-e NVIDIA_VISIBLE_DEVICES=all) counts on the NVIDIA runtime being the engine's default, whose hook then mounts them.
 _NVIDIA_NODE = re.compile(r"^/dev/nvidia(?:\d+|ctl|-uvm|-uvm-tools|-modeset)?(?::|$)")
 _DRIVER_VOLUME = re.compile(r"libcuda|libnvidia|/nvidia(?:/|-driver|$)|nvidia_driver|/usr/local/nvidia")
 
@@ -221,7 +222,8 @@ def parse(artefact: Artefact) -> ParseResult:
                 passed = _gpus_passed(opts["--gpus"]) if opts.get("--gpus") else None
                 fields.update(cuda_visible_devices=visible, gpus_passed=passed,
                               visible_devices_beyond_gpus=visible is not None and passed is not None and _beyond(visible, passed),
-                              nvidia_devices_without_runtime=gpus is None and _nvidia_devices_without_runtime(tokens[1:]))
+                              nvidia_devices_without_runtime=gpus is None and _nvidia_devices_without_runtime(tokens[1:])
+                              and _env(tokens[1:]).get("NVIDIA_VISIBLE_DEVICES", "void") in ("void", "none", ""))
         b.add(CommandLine, n, program=program, args=args[:400], **fields)
         result.lines_used += 1
     return result
