@@ -62,7 +62,9 @@ _SET = re.compile(r"\bNCCL_[A-Z0-9_]+=(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s`'\";|&]*)")
 _PROMPT = r"(?:\([\w.-]+\)\s+)?(?:(?:\[[^\]\n]{1,120}\]|[\w.@-]+(?::[^\s$#]*)?)[$#]|\$)\s+"
 _ASSIGN = r"(?:[A-Za-z_]\w*=(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s`'\";|&]*)[ \t]+)*"
 _EXPORT_BEFORE = re.compile(r"(?:^\s*|`)(?:" + _PROMPT + r")?export\s+$")
-_PREFIX_BEFORE = re.compile(r"(?:^\s*|`)(?:" + _PROMPT + r")?(?:env\s+)?" + _ASSIGN + r"$")
+# sudo env NCCL_DEBUG=INFO ${BENCHMARK_CMD}      (a public benchmark script, code search id 44157575606: sudo, with its
+#   options, before env or before the assignments themselves, which sudo also takes as the command's environment)
+_PREFIX_BEFORE = re.compile(r"(?:^\s*|`)(?:" + _PROMPT + r")?(?:sudo\s+(?:-[A-Za-z]{1,8}\s+){0,4})?(?:env\s+)?" + _ASSIGN + r"$")
 _MPI_X_BEFORE = re.compile(r"(?:^|\s)-x\s+$")
 # after a prefix assignment, on its line: more assignments, then a command word (a listing's next
 # line "NCCL_DEBUG=INFO" is no command: NVIDIA/nccl#278's settings, one a line, read as none)

@@ -123,3 +123,14 @@ def test_nccl_conf_writes(text, expected):
 def test_loopback_admitted(value, admitted):
     assert launcher_nccl_env.loopback_admitted("NCCL_SOCKET_IFNAME", value) is admitted
     assert launcher_nccl_env.loopback_admitted("NCCL_IB_HCA", value) is None
+
+
+def test_prefix_behind_sudo():
+    # a public benchmark script (code search id 44157575606, verbatim): sudo runs env with the setting
+    assert settings("sudo env NCCL_DEBUG=INFO ${BENCHMARK_CMD}\n") == [("NCCL_DEBUG", "INFO", "prefix", 1)]
+    # CONSTRUCTED: sudo's options, and sudo given the assignment itself (it sets it in the command's environment)
+    assert settings("$ sudo -E env NCCL_P2P_DISABLE=1 torchrun --nproc-per-node=8 train.py\n") == [
+        ("NCCL_P2P_DISABLE", "1", "prefix", 1)]
+    assert settings("sudo NCCL_IB_HCA=mlx5_0 ./all_reduce_perf -b 8 -e 1G\n") == [("NCCL_IB_HCA", "mlx5_0", "prefix", 1)]
+    # a sentence that names sudo and a setting with no command after it is none
+    assert settings("run it with sudo NCCL_DEBUG=INFO\n") == []
