@@ -1149,3 +1149,17 @@ class SharpError(Fact):
     status: str | None = None  # sharp_am's "failed with status: No resource"
     hca: str | None = None  # "mlx5_0" where the message names a device ("device mlx5_0 port 1")
     port: int | None = None
+
+
+@fact_kind
+class MpiCmaCopyFailed(Fact):
+    """Open MPI's shared-memory transport failing to copy a message straight from (or into) its peer's memory with CMA
+    (cross-memory attach: process_vm_readv / process_vm_writev): the vader BTL's ``Read -1, expected 549888, errno = 14``
+    / ``Wrote ...`` (Open MPI 2.x-4.x, opal_output), Open MPI 5's smsc/cma ``CMA wrote -1, expected N, errno = E`` /
+    ``CMA read ...``. One fact per host and errno, the lines counted; the copy fails and the transfer with it."""
+
+    kind: Literal["mpi_cma_copy_failed"] = "mpi_cma_copy_failed"
+    op: Literal["read", "write"]
+    errno: int  # 1 EPERM (the kernel refused the peer's memory), 14 EFAULT (an address not readable there), 3 ESRCH
+    expected_bytes: int | None = None  # the first failing copy's size
+    count: int = 1  # the lines of this host and errno
