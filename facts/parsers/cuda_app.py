@@ -429,7 +429,7 @@ BF16_UNSUPPORTED = re.compile(
 BF16_MARKERS = ("Bfloat16 is only supported on GPUs", "Current CUDA Device does not support bfloat16")
 
 # RuntimeError: Found NVIDIA GeForce GTX 1080 Ti which is too old to be supported by the triton GPU compiler, which is used as the backend. Triton only supports devices of CUDA Capability >= 7.0, but your device is of CUDA capability 6.1   (MIC-DKFZ/nnUNet#2188)
-# [2024-06-18 23:38:49,504] torch._dynamo.convert_frame: [WARNING] RuntimeError: Found NVIDIA GeForce GTX TITAN X which is too old to be supported by the triton GPU compiler, which is used as the backend. Triton only supports devices of CUDA Capability >= 7.0, but your device is of CUDA capability    (2noise/ChatTTS#235's comment, cut before the number)
+# [2025-02-10 09:12:33,101] torch._dynamo.convert_frame: [WARNING] RuntimeError: Found Tesla P40 which is too old to be supported by the triton GPU compiler, which is used as the backend. Triton only supports devices of CUDA Capability >= 7.0, but your device is of CUDA capability    (CONSTRUCTED: the form torch._dynamo's suppress_errors logs, cut before the number)
 #   (PyTorch's inductor, not Triton, checks the GPU before it compiles for it: torch/_inductor/scheduler.py create_backend
 #   raises RuntimeError(f"Found {device_props.name} which is too old to be supported by the triton GPU compiler, which is
 #   used as the backend. Triton only supports devices of CUDA Capability >= 7.0, but your device is of CUDA capability
