@@ -54,6 +54,17 @@ ROOT_START = re.compile(r"<nvidia_smi_log\b")
 PROLOG = re.compile(r"(?:<\?xml[^>]{0,512}\?>\s*)?(?:<!DOCTYPE\s+nvidia_smi_log[^>\[]{0,512}>\s*)?$")
 # </nvidia_smi_log>
 ROOT_END = "</nvidia_smi_log>"
+# A part of one GPU's element pasted without the document around it (no <nvidia_smi_log>, often no <gpu>): a ticket
+# quotes the section it is about, indented as nvidia-smi wrote it (microsoft/pai#2534, a 2080 Ti's ECC block):
+# \t\t<ecc_errors>
+# \t\t\t<volatile>
+# \t\t\t\t<sram_correctable>N/A</sram_correctable>
+# Read as one GPU's elements where its first line opens <gpu id=...> or an element below <gpu> that a fact reads.
+FRAGMENT_NAMES = ("ecc_errors", "ecc_mode", "retired_pages", "remapped_rows", "clocks_event_reasons", "clocks_throttle_reasons",
+                  "clocks_event_reasons_counters", "clocks_throttle_reasons_counters", "gpu_power_readings",
+                  "power_readings", "temperature", "fabric", "pci", "processes", "gpu_recovery_action", "gpu_reset_status")
+# (the element's start tag alone on the text's first line, the next line another tag: a sentence naming one is prose)
+FRAGMENT_START = re.compile(r"\A\s*<(?:gpu id=\"[^\"\n]{0,64}\">|(?:" + "|".join(FRAGMENT_NAMES) + r")>)[ \t]*\r?\n\s*<")
 #: nvidia-smi nests at most 6 levels (gpu > pci > pci_gpu_link_info > pcie_gen > ...); an
 #: 8-GPU log holds about 4,000 elements
 MAX_DEPTH = 32
@@ -178,13 +189,16 @@ def _blank_lines(text: str, pos: int, end: int) -> int:
 
 
 def detect(head: str) -> bool:
-    return ROOT_START.search(head) is not None
+    return ROOT_START.search(head) is not None or FRAGMENT_START.match(head) is not None
 
 
 def parse(artefact: Artefact) -> ParseResult:
     result = ParseResult()
     builder = FactBuilder(artefact, result)
     text, pos = artefact.text, 0
+    if ROOT_START.search(text) is None and (f := FRAGMENT_START.match(text)) is not None:
+        _parse_fragment(artefact, builder, result, text.find(">", f.start()) + 1)
+        return result
     while (m := ROOT_START.search(text, pos)):
         end = text.find(ROOT_END, m.end())
         stop = len(text) if end == -1 else end + len(ROOT_END)
@@ -213,6 +227,24 @@ def parse(artefact: Artefact) -> ParseResult:
             result.spans.append((begin + off, last + off))
         pos = stop
     return result
+
+
+def _parse_fragment(artefact: Artefact, b: FactBuilder, result: ParseResult, opened: int) -> None:
+    """A part of one GPU's element without the document around it (FRAGMENT_START): read inside a root and a <gpu> of
+    no id (the GPU unknown) put before its first line on that line (its line numbers kept), up to its last tag's line;
+    a cut_short limit says the rest of the GPU's state was not in the paste (never a whole GPU's health)."""
+    text = artefact.text
+    start = text.rfind("\n", 0, opened) + 1
+    end = text.rfind(">") + 1
+    stop = text.find("\n", end)
+    stop = len(text) if stop == -1 else stop
+    gpu = text[start:opened].lstrip().startswith("<gpu ")
+    xml = "<nvidia_smi_log>" + ("" if gpu else '<gpu id="">') + text[start:stop]
+    first = artefact.line_of(start)
+    _parse_log(b, xml, first, cut=True, fragment=True)
+    last = artefact.line_of(max(start, stop - 1))
+    result.lines_used += last - first + 1 - _blank_lines(text, start - 1 if start else 0, stop)
+    result.spans.append((first + artefact.line_offset, last + artefact.line_offset))
 
 
 class _Path:
@@ -442,7 +474,7 @@ def _blank_skipped(xml: str) -> str:
     return xml
 
 
-def _parse_log(b: FactBuilder, xml: str, first_line: int, cut: bool = False) -> int | None:
+def _parse_log(b: FactBuilder, xml: str, first_line: int, cut: bool = False, fragment: bool = False) -> int | None:
     """One ``<nvidia_smi_log>`` document; ``cut``: its end tag is not in the text (a paste or a
     capture that stops mid-document, 1Panel-dev/1Panel#10990): what is there is read (expat is
     not told the input ended, so the open elements are no error) and a ``cut_short`` limit says
@@ -460,7 +492,11 @@ def _parse_log(b: FactBuilder, xml: str, first_line: int, cut: bool = False) -> 
     except _Limit as hit:
         b.limit(hit.line, hit.limit, hit.detail)
     else:
-        if cut:
+        if fragment:
+            b.limit(first_line, "cut_short", "a part of nvidia-smi -q -x pasted without <nvidia_smi_log>"
+                    + ("" if reader.records and reader.records[0].pci_bus_id != "unknown" else " and the GPU's id")
+                    + ": the GPU's other elements were not in the paste")
+        elif cut:
             inside = reader.rec.pci_bus_id if reader.rec is not None else None
             b.limit(first_line + xml.count("\n", 0, len(xml.rstrip())), "cut_short",
                     "nvidia-smi -q -x ends before </nvidia_smi_log>" + (f", inside GPU {inside}'s element" if inside else "")
@@ -478,4 +514,4 @@ def _parse_log(b: FactBuilder, xml: str, first_line: int, cut: bool = False) -> 
 
 #: the line signatures this reader owns: one of them occurs in any text detect() accepts
 #: (all readers' signatures are matched in one pass: facts/classify.py)
-SIGNATURES = (ROOT_START,)
+SIGNATURES = (ROOT_START, FRAGMENT_START)
