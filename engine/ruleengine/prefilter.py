@@ -61,7 +61,7 @@ def _alone(t: Test, own: bool = True) -> bool:
     return not isinstance(t.value, Ref) or (own and t.value.alias == SELF)
 
 
-def _reads(tests: Iterable[Test]) -> tuple[str, ...]:
+def fields_read(tests: Iterable[Test]) -> tuple[str, ...]:
     """The fields of the fact under test that tests it decides alone read (a field compared with too)."""
     names = set()
     for t in tests:
@@ -83,7 +83,7 @@ def binding(facts: list[Fact], pats: list[tuple[Test, ...]]) -> Iterator[bool]:
     pattern a fact decides alone: ``can_bind``), asked once per distinct set of the values those
     tests read: a healthy fleet's facts of one kind mostly repeat a few (``active=False``,
     ``wrong=0``), and one view and its tests per fact cost ~3 us."""
-    names = _reads(t for tests in pats for t in tests)
+    names = fields_read(t for tests in pats for t in tests)
     keys, view = _distinct(facts, names)
     answer = {raw: can_bind(pats, _small(names, values)) for raw, values in view.items()}
     return map(answer.__getitem__, keys)
@@ -215,7 +215,7 @@ def live_rules(rules: list[CompiledRule], views: Iterable[Any] | dict[str, list[
             wanted.setdefault(p.kind, {})[tuple(t for t in p.tests if _alone(t))] = False
     # a healthy fleet's facts of one kind mostly repeat the few values the tests read (wrong=0,
     # active=False): each distinct set of them is tested once
-    fields_of = {kind: _reads(t for tests in tests_of for t in tests) for kind, tests_of in wanted.items()}
+    fields_of = {kind: fields_read(t for tests in tests_of for t in tests) for kind, tests_of in wanted.items()}
     open_of = {kind: len(tests_of) for kind, tests_of in wanted.items()}  # kind -> its tests not yet filled
     for kind, values in _kind_values(views, fields_of, open_of):
         small = _small(fields_of[kind], values)

@@ -4,8 +4,9 @@ A parser reads every line it claims and makes a fact of every reading; most read
 healthy fleet (a zero ECC counter, a clock reason that is not active) can bind no rule and
 are read by no engine code. The kinds that are such per-entity readings are listed in
 knowledge/fact_routing.yaml (``summarise``). :class:`Router` keeps a fact of those kinds only
-when it passes the constant tests of some pattern of the rules in use
-(:func:`stethoscope.engine.ruleengine.session.can_bind`, the test durable's prefilter makes) or matches
+when it passes the constant tests of some pattern of the rules in use, and the tests comparing two of its
+own fields (``memory_temp_c: {gte: $t.max_memory_c}``: :func:`stethoscope.engine.ruleengine.session.can_bind`,
+the test durable's prefilter makes, ``literal_tests(own=True)``) or matches
 its kind's ``keep_where`` (what engine code reads); the others of one file, node and kind
 become one ``fact_summary`` that counts them and cites the first. Every other kind is kept. The routing runs where the file was parsed (a pool worker returns the
 kept facts only), so a 1,024-node bundle keeps about one fact in ten in memory.
@@ -21,6 +22,7 @@ from functools import cached_property, lru_cache
 from sys import intern
 
 from stethoscope.engine.ruleengine.session import can_bind, literal_tests
+from stethoscope.engine.ruleengine.prefilter import fields_read
 from stethoscope.facts import knowledge
 from stethoscope.facts.kinds.derived import FactSummary
 from stethoscope.facts.parsers.base import Rows, fold_row, fold_value
@@ -70,12 +72,12 @@ class Router:
     @cached_property
     def reads(self) -> dict[str, tuple[str, ...]]:
         """kind -> the rule-view fields keeps() reads of a fact of that kind (its keep_where's and
-        its patterns' constant tests'): its answer depends on their values alone. A summarised
-        kind not here is never kept."""
+        its patterns' tests', both fields of a test comparing two of its own): its answer depends on
+        their values alone. A summarised kind not here is never kept."""
         out: dict[str, tuple[str, ...]] = {}
         for kind in {*self.patterns, *self.keep_where}:
             names = {name for want in self.keep_where.get(kind, ()) for name in want}
-            names.update(t.field for tests in self.patterns.get(kind, ()) for t in tests)
+            names.update(fields_read(t for tests in self.patterns.get(kind, ()) for t in tests))
             out[kind] = tuple(sorted(names))
         return out
 
@@ -171,9 +173,13 @@ def _summary(fid: str, node: str, evidence: Evidence | dict, kind: str, count: i
 
 
 def router_for(rules) -> Router:
-    """The router of a rule set (its ``CompiledRule`` list)."""
+    """The router of a rule set (its ``CompiledRule`` list). A pattern's tests that compare two fields of the fact
+    itself are the router's too (``own``): a GPU's temperatures below its own limits and its power draw below its
+    own limit bind none of the power_thermal rules, so a healthy fleet's gpu_temperature and gpu_power readings
+    are summaries, not facts the parent unpickles, indexes and prefilters (28,672 of 335,935 facts a 1,024-node
+    bench bundle sent it; issue 12, round rCA8: bench/speed_rCA8.md)."""
     summarised, where, listed, series = _routing()
-    return Router(summarised=summarised, patterns=literal_tests(list(rules)), keep_where=where, listed=listed,
+    return Router(summarised=summarised, patterns=literal_tests(list(rules), own=True), keep_where=where, listed=listed,
                   series=series)
 
 
