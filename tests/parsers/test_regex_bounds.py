@@ -400,7 +400,8 @@ CASES = [
     # R5b
     ("modprobe", "_LINE",  # bottlerocket-os/bottlerocket#4218 (fixtures/artefacts/modprobe/bottlerocket4218_driverdog_lockdown_not_permitted_mixed_console.txt)
      "[    5.881035] driverdog[2088]: modprobe: ERROR: could not insert 'nvidia_uvm': Operation not permitted",
-     {"mod": "nvidia_uvm", "why": "Operation not permitted", "nf": None, "dir": None, "ko": None, "kwhy": None, "trace": None}),
+     {"mod": "nvidia_uvm", "why": "Operation not permitted", "nf": None, "dir": None, "byname": None, "mi": None, "ko": None,
+      "kwhy": None, "trace": None}),
     # wild sweep 24 (session 19): open-gpu-kernel-modules#1118's RPC history row, nvidia-container-toolkit#632's device error
     ("kernel_log_nvrm", "_RPC_ROW", "NVRM:      0    76   GSP_RM_CONTROL              4127 0x0000000020803039 "
      "0x00000000000000b0 0x00065013160bb6e0 0x0000000000000000          y",
