@@ -1354,8 +1354,12 @@ _GUTTER_ROW = re.compile(
     r"(?P<cat> {0,8}(?P<cn>\d{1,9})\t)|(?P<bar> {0,8}(?P<bn>\d{1,9}) *[|\u2502] ?)"
     r"|(?P<file>[\w./-]{1,255}?)(?P<fs>[:-])(?P<fn>\d{1,9})(?P=fs)(?!\d+ \[\d)"
     r"|(?P<grep>(?P<gn>\d{1,9})(?P<gs>[:-]))(?!\d\d:\d\d(?![:\d]))")
-# a file that grep -H names: a path or a log's file name (not a host name, not a host:pid of NCCL's prefix)
-_GREP_FILE = re.compile(r"[\w.-]*/[\w./-]*|[\w.-]+\.(?:log|txt|out|err)(?:\.\d+)?|syslog|messages|kern\.log|dmesg")
+# a file that grep -H names: a path or a log's file name (not a host name, not a host:pid of NCCL's prefix), never a
+# program's source file: '<source>:<line>: ' is where a program's own message says it was raised (NVSHMEM's
+# "main_nvshmem/src/modules/transport/ibrc/ibrc.cpp:420: non-zero status: 22 ibv_modify_qp failed.", NVIDIA/nvshmem#42;
+# ".../src/host/mem/mem_heap.cpp:1519: non-zero status: 1 cuMemMap failed", NVIDIA/TensorRT-LLM#17060), not grep's label
+_GREP_FILE = re.compile(r"(?![\w./-]*\.(?:c|cc|cpp|cxx|cu|cuh|h|hh|hpp|hxx|inl|py|pyx|go|rs|java|js|ts)$)[\w.-]*/[\w./-]*"
+                        r"|[\w.-]+\.(?:log|txt|out|err)(?:\.\d+)?|syslog|messages|kern\.log|dmesg")
 
 
 def _ungutter(text: str) -> str | None:

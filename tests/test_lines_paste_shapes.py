@@ -79,6 +79,11 @@ def test_grep_context_lines_and_separators():
     "2023-12-31 a\n2024-01-01 b\n2025-01-01 c\n",  # dates, no grep match among them
     "0\tNVIDIA H100\n1\tNVIDIA H100\n",  # a table's index column, tab-separated, not cat -n's six columns
     "1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536\n    link/loopback 00:00:00:00:00:00\n2: eth0: <BROADCAST> mtu 1500\n",  # ip addr
+    # a program's own source location before its message (NVSHMEM's, NVIDIA/nvshmem#42 and NVIDIA/TensorRT-LLM#17060):
+    # '<source file>:<line>: ' is no grep -Hn label (the fresh-clone CI at f73235e9 lost both NVSHMEM rules' cases to it)
+    "main_nvshmem/src/modules/transport/ibrc/ibrc.cpp:420: non-zero status: 22 ibv_modify_qp failed.\n",
+    ".../src/host/mem/mem_heap.cpp:1519: non-zero status: 1 cuMemMap failed\n"
+    ".../src/host/mem/mem_heap.cpp:1590: non-zero status: 7 allocate_physical_memory_to_heap failed\n",
 ])
 def test_numbers_that_are_no_listing_s_stay(text):
     assert normalise(text) == text
