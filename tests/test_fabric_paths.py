@@ -70,10 +70,10 @@ def test_communicator_node_counts(rel, want):
 
 
 def test_channel_lines_are_not_counted_twice_in_coverage():
-    """nccl_log counts every NCCL-prefixed line; the ring/tree, OOB, NVLS and topology-print parsers add none."""
+    """nccl_log counts every NCCL-prefixed line; the ring/tree, OOB, NVLS, MNNVL and topology-print parsers add none."""
     art = _art("nccl_log/allreduce_healthy_g2.nccl.log", "vm")
     (cov,) = parse_artefacts([art]).coverage.files
-    assert cov.kind == "nccl_channels+nccl_log+nccl_net_oob+nccl_nvls+nccl_topo_print"
+    assert cov.kind == "nccl_channels+nccl_log+nccl_mnnvl+nccl_net_oob+nccl_nvls+nccl_topo_print"
     from stethoscope.facts.parsers import nccl_log
 
     nonblank = sum(1 for ln in art.lines if ln.strip())
