@@ -32,6 +32,7 @@ Sample content (real lines from public threads that no parser of ours reads)::
 """
 from __future__ import annotations
 
+from bisect import bisect_left
 import re
 from functools import lru_cache
 
@@ -1090,6 +1091,7 @@ def unread_failures(artefact: Artefact, cited: set[int], owners=(), read: set[in
             b.add(TextErrorLine, line, message=message[:400])
 
     chains = _ray_chains(artefact.text, lines) if failing else {}
+    exceptions: list[int] | None = None  # the 1-based lines that are an exception's, where a traceback needs them
     for line, text in iter_lines(FAILURE_WORDS, artefact) if failing else ():
         if text.lstrip().startswith("Traceback (most recent call last)") or _LOGGED_TRACEBACK.search(text.strip()):
             start, line = line, _traceback_end(lines, line)  # the exception's own line says what failed
@@ -1100,7 +1102,10 @@ def unread_failures(artefact: Artefact, cited: set[int], owners=(), read: set[in
             if line != start and not _exception_line(lines[line - 1]):
                 # the frames end in another writer's line (ranks' or processes' output interleaved, lines pasted between):
                 # the exception is the first exception line below, and where none follows, the capture never shows it
-                later = next((j for j in range(line, len(lines) + 1) if _EXCEPTION.match(lines[j - 1])), None)
+                if exceptions is None:  # (the file's exception lines, found once: a file of many tracebacks is walked once)
+                    exceptions = [j for j, t in enumerate(lines, 1) if _EXCEPTION.match(t)]
+                k = bisect_left(exceptions, line)
+                later = exceptions[k] if k < len(exceptions) else None
                 if later is None:
                     done.add(start)
                     b.limit(start, "cut_short", f"a Python traceback (line {start}) whose frames stop at line {line - 1} "
